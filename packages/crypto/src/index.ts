@@ -1,0 +1,9 @@
+export {
+  API_KEY_PREFIX,
+  EMBED_TOKEN_PREFIX,
+  generateApiKey,
+  hashToken,
+  keyDisplayPrefix,
+} from './api-keys.ts';
+export { Keyring, parseKeyring } from './keyring.ts';
+export { hmacSha256Hex, randomBase62, safeEqual, sha256Hex } from './primitives.ts';
