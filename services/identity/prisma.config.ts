@@ -5,5 +5,5 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: 'js',
   schema: 'prisma/schema.prisma',
-  adapter: () => migrationAdapter('identity'),
+  adapter: async () => migrationAdapter('identity'),
 });

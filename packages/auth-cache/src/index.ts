@@ -1,0 +1,71 @@
+import type { Redis } from 'ioredis';
+
+/**
+ * The credential cache shared by identity (writer) and the gateway (reader, inside its rate-limit
+ * script), so authentication costs no database or gRPC round trip per request.
+ *
+ * `auth:<sha256>` holds the principal as JSON, or a marker:
+ *  - `revoked`: written by identity *before* it commits a revocation; it overwrites a cached
+ *    principal and, living longer than any principal entry, blocks a racing cache fill (fills use
+ *    SET NX). Every gateway replica reads the same key, so revocation is immediate everywhere.
+ *  - `unknown`: a hash no key has (negative cache), so bad tokens don't reach the database each time.
+ * `last_used` is a hash key_id → ms, written by the gateway and flushed to Postgres by identity.
+ */
+export interface CachedPrincipal {
+  key_id: string;
+  partner_id: string;
+  partner_slug: string;
+  workspace_id: string | null;
+  rate_limit_per_minute: number;
+}
+
+export const REVOKED = 'revoked';
+export const UNKNOWN = 'unknown';
+export const PRINCIPAL_TTL_S = 300;
+export const TOMBSTONE_TTL_S = 900;
+
+export class AuthCache {
+  constructor(
+    private readonly redis: Redis,
+    readonly prefix: string,
+  ) {}
+
+  authKey(tokenHash: string): string {
+    return `${this.prefix}auth:${tokenHash}`;
+  }
+
+  get lastUsedKey(): string {
+    return `${this.prefix}last_used`;
+  }
+
+  /** Fills the cache unless an entry (notably a revocation marker) is already there. */
+  async fill(tokenHash: string, principal: CachedPrincipal | null): Promise<void> {
+    const value = principal ? JSON.stringify(principal) : UNKNOWN;
+    await this.redis.set(this.authKey(tokenHash), value, 'EX', PRINCIPAL_TTL_S, 'NX');
+  }
+
+  async markRevoked(tokenHashes: string[]): Promise<void> {
+    if (tokenHashes.length === 0) return;
+    const pipeline = this.redis.multi();
+    for (const hash of tokenHashes) pipeline.set(this.authKey(hash), REVOKED, 'EX', TOMBSTONE_TTL_S);
+    await pipeline.exec();
+  }
+
+  /** Drops entries so the next request re-reads identity (for example after a limit change). */
+  async forget(tokenHashes: string[]): Promise<void> {
+    if (tokenHashes.length > 0) await this.redis.del(...tokenHashes.map((h) => this.authKey(h)));
+  }
+
+  /** Atomically takes the pending last-used timestamps (any replica may call it). */
+  async takeLastUsed(): Promise<Map<string, Date>> {
+    const claimed = `${this.lastUsedKey}:flushing:${process.pid}:${Date.now()}`;
+    try {
+      await this.redis.rename(this.lastUsedKey, claimed);
+    } catch {
+      return new Map(); // nothing pending
+    }
+    const entries = await this.redis.hgetall(claimed);
+    await this.redis.del(claimed);
+    return new Map(Object.entries(entries).map(([keyId, ms]) => [keyId, new Date(Number(ms))]));
+  }
+}

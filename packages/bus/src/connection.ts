@@ -1,0 +1,66 @@
+import {
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+} from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from '@svc/logging';
+import { STREAMS, type StreamKey, Subjects } from './catalog.ts';
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  subjects: Subjects;
+  close(): Promise<void>;
+}
+
+const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9; // Nats-Msg-Id de-duplication window: 10 minutes
+
+export async function connectBus(options: {
+  url: string;
+  prefix: string;
+  name: string;
+  logger: Logger;
+}): Promise<Bus> {
+  const nc = await connect({
+    servers: options.url,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect')
+        options.logger.warn({ nats: status.type }, 'NATS connection');
+    }
+  })();
+  const jsm = await jetstreamManager(nc);
+  const subjects = new Subjects(options.prefix);
+  for (const key of Object.keys(STREAMS) as StreamKey[]) await ensureStream(jsm, subjects, key);
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm,
+    subjects,
+    close: () => nc.drain(),
+  };
+}
+
+async function ensureStream(jsm: JetStreamManager, subjects: Subjects, key: StreamKey): Promise<void> {
+  const config = {
+    name: subjects.streamName(key),
+    subjects: subjects.streamSubjects(key),
+    retention: RetentionPolicy.Limits,
+    duplicate_window: DUPLICATE_WINDOW_NS,
+    max_age: 7 * 24 * 3600 * 1e9,
+  };
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, config);
+  } catch {
+    await jsm.streams.add(config);
+  }
+}

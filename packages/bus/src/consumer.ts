@@ -1,0 +1,64 @@
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { type Logger, newRequestId, withRequestId } from '@svc/logging';
+import type { StreamKey } from './catalog.ts';
+import type { Bus } from './connection.ts';
+
+/**
+ * A durable pull consumer with explicit acks. The handler must be idempotent (by event id):
+ * JetStream redelivers whatever was not acked — after a crash, a timeout or a failed handler.
+ * The message is acked only after the handler resolved, i.e. after the consumer's own commit.
+ */
+export interface ConsumerOptions {
+  stream: StreamKey;
+  durable: string;
+  /** Event types (unprefixed) to receive; all of the stream when omitted. */
+  types?: string[];
+  ackWaitMs?: number;
+  maxDeliver?: number;
+}
+
+export async function runConsumer(
+  bus: Bus,
+  logger: Logger,
+  options: ConsumerOptions,
+  handle: (type: string, payload: unknown, message: JsMsg) => Promise<void>,
+): Promise<{ stop(): Promise<void> }> {
+  const stream = bus.subjects.streamName(options.stream);
+  const durable = `${bus.subjects.prefix}${options.durable}`;
+  const config = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
+    max_deliver: options.maxDeliver ?? -1,
+    filter_subjects: options.types?.map((t) => bus.subjects.subject(t)),
+  };
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    await bus.jsm.consumers.update(stream, durable, config);
+  } catch {
+    await bus.jsm.consumers.add(stream, config);
+  }
+  const consumer = await bus.js.consumers.get(stream, durable);
+  const messages = await consumer.consume({ max_messages: 64 });
+  const done = (async () => {
+    for await (const message of messages) {
+      const requestId = message.headers?.get('X-Request-Id') || newRequestId();
+      await withRequestId(requestId, async () => {
+        try {
+          await handle(bus.subjects.typeOf(message.subject), message.json(), message);
+          message.ack();
+        } catch (error) {
+          logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
+          message.nak(1000);
+        }
+      });
+    }
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}

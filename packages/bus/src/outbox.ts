@@ -1,0 +1,138 @@
+import { headers } from '@nats-io/nats-core';
+import type { Logger } from '@svc/logging';
+import type pg from 'pg';
+import type { Bus } from './connection.ts';
+import type { EventEnvelope } from './envelope.ts';
+
+/**
+ * The transactional outbox. A service writes its event rows in the same transaction as the
+ * change (table `<schema>.outbox`: id, subject, payload, request_id, created_at, published_at);
+ * this relay claims unpublished rows with FOR UPDATE SKIP LOCKED (safe with N replicas), publishes
+ * each with `Nats-Msg-Id` = the row id (so JetStream drops a re-publish after a crash), and marks
+ * them published in the same transaction. If NATS is down the transaction rolls back and the rows
+ * wait: nothing is lost, nothing is emitted for a rolled-back change.
+ */
+export interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: EventEnvelope;
+  requestId: string | null;
+}
+
+/** The row to insert for an event (the subject is the event type; the relay adds the prefix). */
+export function outboxRowFor(event: EventEnvelope, requestId?: string): OutboxRow {
+  return { id: event.id, subject: event.type, payload: event, requestId: requestId ?? null };
+}
+
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly bus: Bus,
+    private readonly logger: Logger,
+    private readonly options: {
+      schema: string;
+      batchSize?: number;
+      pollMs?: number;
+      retentionHours?: number;
+    },
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      this.kick();
+      this.timer = setTimeout(tick, this.options.pollMs ?? 1000);
+    };
+    tick();
+  }
+
+  /** Ask for a relay pass now (called after a commit that wrote events). */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again && !this.stopped) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while ((await this.relayBatch()) === (this.options.batchSize ?? 100)) {}
+    } catch (error) {
+      this.logger.warn({ err: error }, 'outbox relay pass failed; will retry');
+    }
+  }
+
+  /** Publishes one batch; returns how many rows it published. */
+  async relayBatch(): Promise<number> {
+    const client = await this.pool.connect();
+    const table = `"${this.options.schema}".outbox`;
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<{
+        id: string;
+        subject: string;
+        payload: EventEnvelope;
+        request_id: string | null;
+      }>(
+        `SELECT id, subject, payload, request_id FROM ${table}
+          WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? 100],
+      );
+      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.request_id)));
+      if (rows.length > 0) {
+        await client.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1)`, [
+          rows.map((r) => r.id),
+        ]);
+      }
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async publish(
+    id: string,
+    subject: string,
+    payload: unknown,
+    requestId: string | null,
+  ): Promise<void> {
+    const h = headers();
+    if (requestId) h.set('X-Request-Id', requestId);
+    await this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {
+      msgID: id,
+      headers: h,
+    });
+  }
+
+  /** Deletes published rows past retention; idempotent, so any replica may run it. */
+  async purgePublished(): Promise<number> {
+    const hours = this.options.retentionHours ?? 24;
+    const result = await this.pool.query(
+      `DELETE FROM "${this.options.schema}".outbox WHERE published_at < now() - make_interval(hours => $1)`,
+      [hours],
+    );
+    return result.rowCount ?? 0;
+  }
+}

@@ -1,0 +1,154 @@
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import * as grpc from '@grpc/grpc-js';
+import { type ErrorBody, GRPC_STATUS, ServiceError } from '@svc/errors';
+import { currentRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, withRequestId } from '@svc/logging';
+
+/**
+ * The glue between protobuf-es v2 descriptors and @grpc/grpc-js, used by every service.
+ * - Paths are `/<package>.<Service>/<Method>`, messages travel as protobuf binary.
+ * - A ServiceError crosses the wire as its gRPC status plus `svc-error-bin` metadata and comes back
+ *   out of the client as the same ServiceError, so the gateway maps errors in one place.
+ * - The caller's request id travels as `x-request-id` metadata; handlers run inside it.
+ * - Every client call has a deadline.
+ * The mapped types make a missing method or a misspelled field a compile error.
+ */
+type Methods<S> = S extends GenService<infer M> ? M : never;
+type UnaryMethod = { methodKind: 'unary'; input: DescMessage; output: DescMessage };
+
+export type ServiceImplementation<S extends GenService<GenServiceMethods>> = {
+  [K in keyof Methods<S>]: Methods<S>[K] extends UnaryMethod
+    ? (request: MessageShape<Methods<S>[K]['input']>) => Promise<MessageInitShape<Methods<S>[K]['output']>>
+    : never;
+};
+
+export type ServiceClient<S extends GenService<GenServiceMethods>> = {
+  [K in keyof Methods<S>]: Methods<S>[K] extends UnaryMethod
+    ? (
+        request: MessageInitShape<Methods<S>[K]['input']>,
+        options?: { deadlineMs?: number },
+      ) => Promise<MessageShape<Methods<S>[K]['output']>>
+    : never;
+} & { close(): void };
+
+const ERROR_METADATA = 'svc-error-bin';
+const DEFAULT_DEADLINE_MS = 10_000;
+
+function serialize(schema: DescMessage, value: unknown): Buffer {
+  return Buffer.from(toBinary(schema, create(schema, value as MessageInitShape<DescMessage>)));
+}
+
+function definitionOf(service: GenService<GenServiceMethods>): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const method of service.methods) {
+    definition[method.localName] = {
+      path: `/${service.typeName}/${method.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (value) => serialize(method.input, value),
+      requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
+      responseSerialize: (value) => serialize(method.output, value),
+      responseDeserialize: (bytes: Buffer) => fromBinary(method.output, bytes),
+    };
+  }
+  return definition;
+}
+
+export function addService<S extends GenService<GenServiceMethods>>(
+  server: grpc.Server,
+  service: S,
+  implementation: ServiceImplementation<S>,
+  logger: Logger,
+): void {
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const impl = (implementation as Record<string, (request: unknown) => Promise<unknown>>)[method.localName];
+    if (!impl) throw new Error(`${service.typeName}.${method.name} has no implementation`);
+    handlers[method.localName] = (
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      const requestId = String(call.metadata.get(REQUEST_ID_HEADER)[0] ?? newRequestId());
+      withRequestId(requestId, () => impl.call(implementation, call.request)).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(toGrpcError(error, `${service.typeName}/${method.name}`, logger)),
+      );
+    };
+  }
+  server.addService(definitionOf(service), handlers);
+}
+
+function toGrpcError(error: unknown, path: string, logger: Logger): Partial<grpc.StatusObject> {
+  const serviceError =
+    error instanceof ServiceError
+      ? error
+      : new ServiceError('internal_error', 'internal error', { cause: error });
+  if (serviceError.code === 'internal_error')
+    logger.error({ err: error, path }, 'unexpected error in gRPC handler');
+  const metadata = new grpc.Metadata();
+  metadata.set(ERROR_METADATA, Buffer.from(JSON.stringify(serviceError.toBody())));
+  return { code: GRPC_STATUS[serviceError.code], details: serviceError.message, metadata };
+}
+
+function fromGrpcError(error: grpc.ServiceError, serviceName: string): ServiceError {
+  const raw = error.metadata?.get(ERROR_METADATA)[0];
+  if (raw) return ServiceError.fromBody(JSON.parse(String(raw)) as ErrorBody, error);
+  if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
+    return new ServiceError('service_unavailable', `the ${serviceName} service is not answering`, {
+      cause: error,
+    });
+  }
+  return new ServiceError('internal_error', 'internal error', { cause: error });
+}
+
+export function createClient<S extends GenService<GenServiceMethods>>(
+  service: S,
+  address: string,
+  options: { defaultDeadlineMs?: number } = {},
+): ServiceClient<S> {
+  const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
+  const client = new Constructor(address, grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+  });
+  const shortName = service.name.replace(/Service$/, '').toLowerCase();
+  const calls: Record<string, unknown> = { close: () => client.close() };
+  for (const method of service.methods) {
+    const rpc = (client as unknown as Record<string, grpc.requestCallback<unknown> & Function>)[
+      method.localName
+    ];
+    calls[method.localName] = (request: unknown, callOptions: { deadlineMs?: number } = {}) =>
+      new Promise((resolve, reject) => {
+        const metadata = new grpc.Metadata();
+        metadata.set(REQUEST_ID_HEADER, currentRequestId() ?? newRequestId());
+        const deadline =
+          Date.now() + (callOptions.deadlineMs ?? options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS);
+        rpc?.call(
+          client,
+          request,
+          metadata,
+          { deadline },
+          (error: grpc.ServiceError | null, response: unknown) =>
+            error ? reject(fromGrpcError(error, shortName)) : resolve(response),
+        );
+      });
+  }
+  return calls as ServiceClient<S>;
+}
+
+/** Starts a gRPC server on `address` (port 0 picks a free one) and returns the bound port. */
+export async function startGrpcServer(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port),
+    );
+  });
+}
+
+export { grpc };

@@ -1,0 +1,46 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { errors } from '@svc/errors';
+import pg from 'pg';
+
+/**
+ * Each service owns one Postgres schema. One pg pool per service serves both its Prisma client
+ * (through the driver adapter) and the few raw-SQL paths (outbox relay, SKIP LOCKED claims, hot
+ * reads with named prepared statements). `search_path` pins unqualified SQL to the schema.
+ */
+export function createPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
+  return new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    options: `-c search_path=${schema}`,
+    connectionTimeoutMillis: 5_000,
+  });
+}
+
+export function prismaAdapter(pool: pg.Pool, schema: string): PrismaPg {
+  return new PrismaPg(pool, { schema });
+}
+
+/** Page/limit to offset, with the spec's defaults (page 1, limit 50, max 200). */
+export function pageWindow(page: number, limit: number): { skip: number; take: number } {
+  const take = limit > 0 ? Math.min(limit, 200) : 50;
+  const current = page > 0 ? page : 1;
+  return { skip: (current - 1) * take, take };
+}
+
+/** True when `error` is a unique-constraint violation (Postgres 23505), from pg or Prisma. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as {
+    code?: string;
+    cause?: unknown;
+    meta?: { driverAdapterError?: { cause?: { originalCode?: string } } };
+  };
+  if (candidate.code === '23505' || candidate.code === 'P2002') return true;
+  return candidate.meta?.driverAdapterError?.cause?.originalCode === '23505';
+}
+
+/** Turns a missing row into the spec's not_found. */
+export function found<T>(row: T | null | undefined, what: string): T {
+  if (row === null || row === undefined) throw errors.notFound(what);
+  return row;
+}

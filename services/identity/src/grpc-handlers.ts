@@ -1,0 +1,129 @@
+import type { AuthCache } from '@svc/auth-cache';
+import type { OutboxRelay } from '@svc/bus';
+import type {
+  ApiKey as ApiKeyMessage,
+  IdentityService,
+  ServiceImplementation,
+  Workspace,
+} from '@svc/contracts';
+import { errors } from '@svc/errors';
+import { authenticate, createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
+import type { Db } from './db.ts';
+import type { ApiKey, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
+import { recordRequests } from './request-logs.ts';
+import {
+  createWorkspace,
+  deleteWorkspace,
+  getWorkspace,
+  listWorkspaces,
+  updateWorkspace,
+} from './workspaces.ts';
+
+type WorkspaceInit = Omit<Workspace, '$typeName' | '$unknown'>;
+type ApiKeyInit = Omit<ApiKeyMessage, '$typeName' | '$unknown'>;
+
+export function toWorkspaceMessage(row: WorkspaceRow): WorkspaceInit {
+  return {
+    id: row.id,
+    partnerId: row.partnerId,
+    externalId: row.externalId ?? undefined,
+    name: row.name,
+    timezone: row.timezone,
+    settingsJson: JSON.stringify(row.settings ?? {}),
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+function toApiKeyMessage(row: ApiKey): ApiKeyInit {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    label: row.label,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? '',
+    createdAt: row.createdAt.toISOString(),
+    workspaceId: row.workspaceId ?? '',
+  };
+}
+
+function parseSettings(json: string): Record<string, unknown> {
+  const value: unknown = JSON.parse(json || '{}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw errors.validation('settings', 'settings must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+export function identityHandlers(
+  db: Db,
+  cache: AuthCache,
+  relay: OutboxRelay,
+): ServiceImplementation<typeof IdentityService> {
+  return {
+    async authenticate({ tokenHash }) {
+      const p = await authenticate(db, cache, tokenHash);
+      return {
+        principal: {
+          keyId: p.key_id,
+          partnerId: p.partner_id,
+          partnerSlug: p.partner_slug,
+          workspaceId: p.workspace_id ?? '',
+          rateLimitPerMinute: p.rate_limit_per_minute,
+        },
+      };
+    },
+    async createWorkspace(req) {
+      const { workspace, created } = await createWorkspace(db, req.partnerId, {
+        externalId: req.externalId,
+        name: req.name,
+        timezone: req.timezone,
+        settings: parseSettings(req.settingsJson),
+      });
+      return { workspace: toWorkspaceMessage(workspace), created };
+    },
+    async listWorkspaces(req) {
+      const { workspaces, total } = await listWorkspaces(db, req.partnerId, req);
+      return { workspaces: workspaces.map(toWorkspaceMessage), total };
+    },
+    async getWorkspace(req) {
+      return { workspace: toWorkspaceMessage(await getWorkspace(db, req.partnerId, req.workspaceId)) };
+    },
+    async updateWorkspace(req) {
+      const workspace = await updateWorkspace(db, req.partnerId, req.workspaceId, {
+        name: req.name,
+        timezone: req.timezone,
+        settings: req.settingsJson === undefined ? undefined : parseSettings(req.settingsJson),
+        externalId: req.clearExternalId ? null : req.externalId,
+      });
+      return { workspace: toWorkspaceMessage(workspace) };
+    },
+    async deleteWorkspace(req) {
+      await deleteWorkspace(db, cache, req.partnerId, req.workspaceId);
+      relay.kick();
+      return {};
+    },
+    async createApiKey(req) {
+      await getWorkspace(db, req.partnerId, req.workspaceId);
+      const { key, plainKey } = await createApiKey(db, req.partnerId, req.workspaceId, req.label);
+      return { key: toApiKeyMessage(key), plainKey };
+    },
+    async listApiKeys(req) {
+      await getWorkspace(db, req.partnerId, req.workspaceId);
+      const { keys, total } = await listApiKeys(db, req.partnerId, req.workspaceId, req);
+      return { keys: keys.map(toApiKeyMessage), total };
+    },
+    async revokeApiKey(req) {
+      await getWorkspace(db, req.partnerId, req.workspaceId);
+      await revokeApiKey(db, cache, {
+        id: req.keyId,
+        partnerId: req.partnerId,
+        workspaceId: req.workspaceId,
+      });
+      return {};
+    },
+    async recordRequests(req) {
+      await recordRequests(db, req.entries);
+      return {};
+    },
+  };
+}

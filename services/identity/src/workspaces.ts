@@ -1,0 +1,158 @@
+import type { AuthCache } from '@svc/auth-cache';
+import { makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { found, isUniqueViolation, pageWindow } from '@svc/db';
+import { errors } from '@svc/errors';
+import { newId } from '@svc/ids';
+import { currentRequestId } from '@svc/logging';
+import type { Db } from './db.ts';
+import type { Prisma, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
+
+export interface WorkspaceInput {
+  externalId?: string | undefined;
+  name: string;
+  timezone: string;
+  settings: Record<string, unknown>;
+}
+
+export interface WorkspacePatch {
+  name?: string | undefined;
+  timezone?: string | undefined;
+  settings?: Record<string, unknown> | undefined;
+  /** undefined: unchanged; null: cleared. */
+  externalId?: string | null | undefined;
+}
+
+export function assertTimezone(timezone: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+  } catch {
+    throw errors.validation(
+      'timezone',
+      `"${timezone}" is not an IANA time zone (for example "Europe/Paris")`,
+    );
+  }
+}
+
+const live = (partnerId: string) => ({ partnerId, deletedAt: null });
+
+/**
+ * Creates a workspace, or returns the partner's existing one with that external_id. Concurrent
+ * creates race on the unique (partner_id, external_id) index: the loser reads the winner's row.
+ */
+export async function createWorkspace(
+  db: Db,
+  partnerId: string,
+  input: WorkspaceInput,
+): Promise<{ workspace: WorkspaceRow; created: boolean }> {
+  assertTimezone(input.timezone);
+  if (input.externalId !== undefined) {
+    const existing = await db.workspace.findFirst({
+      where: { ...live(partnerId), externalId: input.externalId },
+    });
+    if (existing) return { workspace: existing, created: false };
+  }
+  try {
+    const workspace = await db.workspace.create({
+      data: {
+        id: newId('workspace'),
+        partnerId,
+        externalId: input.externalId ?? null,
+        name: input.name,
+        timezone: input.timezone,
+        settings: input.settings as Prisma.InputJsonObject,
+      },
+    });
+    return { workspace, created: true };
+  } catch (error) {
+    if (!isUniqueViolation(error) || input.externalId === undefined) throw error;
+    const winner = await db.workspace.findFirst({
+      where: { ...live(partnerId), externalId: input.externalId },
+    });
+    return { workspace: found(winner, 'workspace'), created: false };
+  }
+}
+
+export async function listWorkspaces(
+  db: Db,
+  partnerId: string,
+  query: { externalId?: string | undefined; page: number; limit: number },
+): Promise<{ workspaces: WorkspaceRow[]; total: number }> {
+  const where = {
+    ...live(partnerId),
+    ...(query.externalId !== undefined ? { externalId: query.externalId } : {}),
+  };
+  const [workspaces, total] = await Promise.all([
+    db.workspace.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+    db.workspace.count({ where }),
+  ]);
+  return { workspaces, total };
+}
+
+export async function getWorkspace(db: Db, partnerId: string, workspaceId: string): Promise<WorkspaceRow> {
+  return found(await db.workspace.findFirst({ where: { ...live(partnerId), id: workspaceId } }), 'workspace');
+}
+
+export async function updateWorkspace(
+  db: Db,
+  partnerId: string,
+  workspaceId: string,
+  patch: WorkspacePatch,
+): Promise<WorkspaceRow> {
+  if (patch.timezone !== undefined) assertTimezone(patch.timezone);
+  await getWorkspace(db, partnerId, workspaceId);
+  try {
+    return await db.workspace.update({
+      where: { id: workspaceId },
+      data: {
+        name: patch.name,
+        timezone: patch.timezone,
+        settings: patch.settings as Prisma.InputJsonObject | undefined,
+        externalId: patch.externalId,
+      },
+    });
+  } catch (error) {
+    if (isUniqueViolation(error))
+      throw errors.conflict('another workspace of this partner already has this external_id');
+    throw error;
+  }
+}
+
+/**
+ * Deletes a workspace for good: its keys stop working at once (revocation markers go to the
+ * shared cache before the commit), and `workspace.deleted` is written to the outbox in the same
+ * transaction so every service purges its data. The external_id is released for reuse.
+ */
+export async function deleteWorkspace(
+  db: Db,
+  cache: AuthCache,
+  partnerId: string,
+  workspaceId: string,
+): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const workspace = await tx.workspace.findFirst({
+      where: { partnerId, id: workspaceId, deletedAt: null },
+      include: { partner: true, apiKeys: { where: { revokedAt: null } } },
+    });
+    if (!workspace) throw errors.notFound('workspace');
+    await cache.markRevoked(workspace.apiKeys.map((k) => k.hash));
+    const now = new Date();
+    await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: now } });
+    await tx.workspace.update({ where: { id: workspaceId }, data: { deletedAt: now, externalId: null } });
+    const event = makeEvent(
+      SIGNALS.workspaceDeleted,
+      { partner: workspace.partner.slug, workspace: workspace.id, external_id: workspace.externalId },
+      { workspace: { id: workspace.id, external_id: workspace.externalId } },
+      now,
+    );
+    await tx.outboxMessage.create({ data: toOutboxData(outboxRowFor(event, currentRequestId())) });
+  });
+}
+
+export function toOutboxData(row: ReturnType<typeof outboxRowFor>) {
+  return {
+    id: row.id,
+    subject: row.subject,
+    payload: row.payload as unknown as Prisma.InputJsonObject,
+    requestId: row.requestId,
+  };
+}
