@@ -17,6 +17,11 @@ export function withRequestId<T>(requestId: string, fn: () => T): T {
   return requestContext.run({ requestId }, fn);
 }
 
+/** Binds the id to the rest of the current async flow (for framework hooks that cannot wrap). */
+export function enterRequestId(requestId: string): void {
+  requestContext.enterWith({ requestId });
+}
+
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
 }

@@ -33,6 +33,8 @@ export function sandboxConfigSchema(env: Env = process.env) {
       port: e.GRAPH_SANDBOX_PORT,
       host: e.GRAPH_SANDBOX_HOST,
       publicUrl: (e.SANDBOX_PUBLIC_URL || `http://127.0.0.1:${e.GRAPH_SANDBOX_PORT}`).replace(/\/$/, ''),
+      // Without an explicit public URL, the one the server really listens on is used (port 0 in tests).
+      publicUrlExplicit: e.SANDBOX_PUBLIC_URL !== '',
       appId: e.META_APP_ID,
       appSecret: e.META_APP_SECRET,
       appName: e.META_APP_NAME,

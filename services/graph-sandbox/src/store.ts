@@ -147,7 +147,7 @@ export interface Comment {
 
 export interface SentRecord {
   type: 'message' | 'private_reply' | 'comment' | 'comment_reply';
-  platform: Platform;
+  network: 'instagram' | 'facebook';
   account_id: string;
   id: string;
   recipient_id: string | null;

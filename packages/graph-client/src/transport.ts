@@ -1,0 +1,152 @@
+import { hmacSha256Hex } from '@svc/crypto';
+import type { GraphClientConfig } from './config.ts';
+import { fromMetaError, type GraphApiError, type MetaErrorObject, transportError } from './errors.ts';
+
+export type Scalar = string | number | boolean | undefined;
+
+export interface GraphRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  token?: string;
+  query?: Record<string, Scalar>;
+  form?: Record<string, Scalar>;
+  json?: unknown;
+  /**
+   * May the request be sent again when it got no answer (timeout, dropped connection)? True for
+   * reads. Writes are not: Meta may have acted before the connection broke, and a second publish
+   * would post twice. Explicit Graph answers marked transient are retried either way.
+   */
+  idempotent?: boolean;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
+export class GraphTransport {
+  constructor(readonly config: GraphClientConfig) {}
+
+  async call<T = unknown>(request: GraphRequest): Promise<T> {
+    const { maxAttempts } = this.config.retry;
+    const idempotent = request.idempotent ?? request.method === 'GET';
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await this.once(request);
+      if (outcome.ok) return outcome.body as T;
+      const error = outcome.error;
+      const noAnswer = error.kind === 'timeout' || error.kind === 'network';
+      const retry = error.kind === 'transient' || (noAnswer && idempotent);
+      if (!retry || attempt >= maxAttempts) throw error;
+      await (this.config.sleep ?? defaultSleep)(this.backoff(attempt));
+    }
+  }
+
+  /** Exponential backoff with jitter in [50%, 100%] of the step, capped. */
+  backoff(attempt: number): number {
+    const { baseDelayMs, maxDelayMs } = this.config.retry;
+    const step = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    const random = this.config.random ?? Math.random;
+    return Math.round(step * (0.5 + random() / 2));
+  }
+
+  url(path: string, query: Record<string, Scalar> = {}): URL {
+    const url = new URL(`${this.config.baseUrl}/${this.config.apiVersion}${path}`);
+    for (const [key, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    return url;
+  }
+
+  private async once(
+    request: GraphRequest,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; error: GraphApiError }> {
+    const query = { ...request.query };
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (request.token) {
+      headers.authorization = `Bearer ${request.token}`;
+      if (this.config.appSecretProof !== false && !request.token.includes('|')) {
+        query.appsecret_proof = hmacSha256Hex(this.config.appSecret, request.token);
+      }
+    }
+    let body: string | undefined;
+    if (request.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(request.json);
+    } else if (request.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      const form = new URLSearchParams();
+      for (const [k, v] of Object.entries(request.form)) if (v !== undefined) form.set(k, String(v));
+      body = form.toString();
+    }
+    const label = `${request.method} ${request.path}`;
+    let res: Response;
+    try {
+      res = await fetch(this.url(request.path, query), {
+        method: request.method,
+        headers,
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.config.timeoutMs),
+      });
+    } catch (cause) {
+      const timedOut =
+        cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError');
+      return timedOut
+        ? {
+            ok: false,
+            error: transportError(
+              'timeout',
+              `Graph API did not answer within ${this.config.timeoutMs} ms (${label})`,
+              cause,
+            ),
+          }
+        : {
+            ok: false,
+            error: transportError('network', `Graph API unreachable (${label}): ${describe(cause)}`, cause),
+          };
+    }
+    return this.read(res, label);
+  }
+
+  private async read(
+    res: Response,
+    label: string,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; error: GraphApiError }> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await res.text());
+    } catch (cause) {
+      // A non-JSON answer is a proxy or outage page; a 5xx one is worth another try.
+      const error =
+        res.status >= 500
+          ? fromMetaError(
+              {
+                message: `Graph API answered HTTP ${res.status} without JSON (${label})`,
+                code: 2,
+                is_transient: true,
+              },
+              res.status,
+              res.headers,
+            )
+          : transportError('network', `Graph API answered HTTP ${res.status} without JSON (${label})`, cause);
+      return { ok: false, error };
+    }
+    const errorObject =
+      parsed && typeof parsed === 'object' ? (parsed as { error?: MetaErrorObject }).error : undefined;
+    if (errorObject && typeof errorObject === 'object')
+      return { ok: false, error: fromMetaError(errorObject, res.status, res.headers) };
+    if (!res.ok)
+      return {
+        ok: false,
+        error: fromMetaError(
+          { message: `Graph API answered HTTP ${res.status} (${label})` },
+          res.status,
+          res.headers,
+        ),
+      };
+    return { ok: true, body: parsed };
+  }
+}
+
+function describe(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
+  return `${cause.message}${inner}`;
+}

@@ -1,0 +1,111 @@
+import { enterRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, saneRequestId } from '@svc/logging';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { authenticateRequest, rateLimitedError, retryAfterSeconds } from './auth/authenticate.ts';
+import type { Limiter, LimitResult } from './auth/limiter.ts';
+import type { Principal } from './auth/principal.ts';
+import type { ServiceClients } from './clients.ts';
+import type { GatewayConfig } from './config.ts';
+import { installErrorHandling } from './http/errors.ts';
+import { buildOpenApi, renderDocs } from './http/openapi.ts';
+import type { RequestLogBuffer } from './http/request-log.ts';
+import { type AnyRoute, registerRoute } from './http/route.ts';
+import { keyRoutes } from './routes/keys.ts';
+import { workspaceRoutes } from './routes/workspaces.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal?: Principal;
+  }
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  logger: Logger;
+  limiter: Limiter;
+  clients: ServiceClients;
+  requestLog: RequestLogBuffer;
+}
+
+/** Every public route, in one list: it registers handlers and generates the OpenAPI document. */
+export function allRoutes(clients: ServiceClients): AnyRoute[] {
+  return [...workspaceRoutes(clients.identity), ...keyRoutes(clients.identity)];
+}
+
+const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
+
+export function buildGateway(deps: GatewayDeps): FastifyInstance {
+  const { config, limiter, clients, requestLog } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    genReqId: (req) => saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newRequestId(),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  installErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    enterRequestId(request.id);
+    reply.header('X-Request-Id', request.id);
+    const route = request.routeOptions.url;
+    if (!route || !route.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return;
+    const { principal, limit } = await authenticateRequest(
+      request.headers.authorization,
+      limiter,
+      clients.identity,
+    );
+    request.principal = principal;
+    setRateLimitHeaders(reply, limit);
+    if (!limit.allowed) {
+      reply.header('Retry-After', String(retryAfterSeconds(limit)));
+      throw rateLimitedError(limit);
+    }
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const durationMs = Math.round(reply.elapsedTime);
+    const keyId = request.principal?.keyId ?? '';
+    request.log.info(
+      {
+        key_id: keyId || undefined,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        duration_ms: durationMs,
+      },
+      'request',
+    );
+    if (route.startsWith('/v1/') && !PUBLIC_PATHS.has(route)) {
+      requestLog.add({
+        keyId,
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        durationMs,
+        requestId: request.id,
+        at: new Date().toISOString(),
+      });
+    }
+  });
+
+  const routes = allRoutes(clients);
+  for (const route of routes) registerRoute(app, route);
+  const openapi = buildOpenApi(routes, '1.0.0');
+  app.get('/v1/openapi.json', async () => openapi);
+  app.get('/v1/docs', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
+  );
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  return app;
+}
+
+function setRateLimitHeaders(
+  reply: { header(name: string, value: string): unknown },
+  limit: LimitResult,
+): void {
+  reply.header('X-RateLimit-Limit', String(limit.limit));
+  reply.header('X-RateLimit-Remaining', String(limit.remaining));
+  reply.header('X-RateLimit-Reset', String(Math.max(1, Math.ceil(limit.waitMs / 1000))));
+}

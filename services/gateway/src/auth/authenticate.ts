@@ -1,0 +1,42 @@
+import { hashToken } from '@svc/crypto';
+import { errors, ServiceError } from '@svc/errors';
+import type { IdentityClient } from '../clients.ts';
+import type { Limiter, LimitResult } from './limiter.ts';
+import { fromCached, type Principal } from './principal.ts';
+
+const BEARER = /^Bearer ([A-Za-z0-9_]{8,200})$/;
+
+/**
+ * Resolves the caller from `Authorization: Bearer <key>` and counts the request against the key's
+ * budget. Hot path: one Redis script. Cache miss: identity reads Postgres and fills the cache,
+ * then the script runs again.
+ */
+export async function authenticateRequest(
+  header: string | undefined,
+  limiter: Limiter,
+  identity: IdentityClient,
+): Promise<{ principal: Principal; limit: LimitResult }> {
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  if (!header)
+    throw errors.unauthorized('missing Authorization header: send "Authorization: Bearer <API key>"');
+  if (!token) throw errors.unauthorized('malformed Authorization header: expected "Bearer <API key>"');
+  const hash = hashToken(token);
+  let lookup = await limiter.authenticate(hash);
+  if (lookup.kind === 'miss') {
+    await identity.authenticate({ tokenHash: hash }); // throws unauthorized for unknown/revoked keys
+    lookup = await limiter.authenticate(hash);
+  }
+  if (lookup.kind !== 'ok') throw errors.unauthorized();
+  return { principal: fromCached(lookup.principal), limit: lookup.limit };
+}
+
+export function rateLimitedError(limit: LimitResult): ServiceError {
+  return new ServiceError(
+    'rate_limited',
+    `rate limit exceeded: ${limit.limit} requests per minute per API key; retry after ${retryAfterSeconds(limit)} s`,
+  );
+}
+
+export function retryAfterSeconds(limit: LimitResult): number {
+  return Math.max(1, Math.ceil(limit.waitMs / 1000));
+}

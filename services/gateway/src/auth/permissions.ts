@@ -1,0 +1,37 @@
+/**
+ * The permission matrix of spec section 5, as one table. Every route names its row; the test in
+ * test/permissions.test.ts walks every route against every kind of caller.
+ *
+ * Per caller kind:
+ *  - allow: may call;
+ *  - deny: 403 forbidden;
+ *  - own-workspace: a workspace key may call only with its own workspace in the path (else 403);
+ *  - own-objects: a workspace key reaches only objects of its workspace (others are 404, the
+ *    owning service filters by the caller's workspace).
+ */
+export type Rule = 'allow' | 'deny' | 'own-workspace' | 'own-objects';
+
+export interface MatrixRow {
+  partner: Rule;
+  workspace: Rule;
+  embed: Rule;
+}
+
+export const PERMISSIONS = {
+  /** POST, GET /workspaces */
+  workspaces: { partner: 'allow', workspace: 'deny', embed: 'deny' },
+  /** GET, PATCH, DELETE /workspaces/:id */
+  workspace: { partner: 'allow', workspace: 'own-workspace', embed: 'deny' },
+  /** /workspaces/:id/keys */
+  workspaceKeys: { partner: 'allow', workspace: 'deny', embed: 'deny' },
+  /** /workspaces/:id/connect-links, /workspaces/:id/accounts */
+  workspaceChildren: { partner: 'allow', workspace: 'own-workspace', embed: 'deny' },
+  /** /accounts/:id, /media, /posts, /conversations */
+  objects: { partner: 'allow', workspace: 'own-objects', embed: 'deny' },
+  /** /webhook, /webhook/test, /events, POST /embed-sessions */
+  partnerOnly: { partner: 'allow', workspace: 'deny', embed: 'deny' },
+  /** /embed/* */
+  embed: { partner: 'deny', workspace: 'deny', embed: 'allow' },
+} as const satisfies Record<string, MatrixRow>;
+
+export type PermissionRow = keyof typeof PERMISSIONS;

@@ -1,0 +1,108 @@
+import { createLogger, type Logger } from '@svc/logging';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { SandboxConfig } from './config.ts';
+import { ControlError } from './control-errors.ts';
+import { registerControl } from './control.ts';
+import { applyFaults } from './faults.ts';
+import { GraphFailure } from './graph-errors.ts';
+import { registerGraphNodes } from './nodes.ts';
+import { registerOauth } from './oauth.ts';
+import { parseForm } from './params.ts';
+import { registerPublicPages } from './public-pages.ts';
+import { World } from './world.ts';
+
+const GRAPH_VERSION = 'v25.0';
+
+/** Meta accepts any `/vNN.N` prefix or none and answers the same (facts intro); routes see no prefix. */
+export function stripVersion(url: string): string {
+  const stripped = url.replace(/^\/v\d+(?:\.\d+)?(?=[/?]|$)/, '');
+  return stripped === '' || stripped.startsWith('?') ? `/${stripped}` : stripped;
+}
+
+const isGraphPath = (url: string) => !url.startsWith('/__sandbox') && !url.startsWith('/dialog/');
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceId: string;
+  }
+}
+
+function graphErrorReply(reply: FastifyReply, failure: GraphFailure, traceId: string) {
+  if (failure.body.code === 190) {
+    reply.header('www-authenticate', `OAuth "Facebook Platform" "invalid_token" "${failure.body.message.replaceAll('"', "'")}"`);
+  }
+  return reply.code(failure.status).send({ error: { ...failure.body, fbtrace_id: traceId } });
+}
+
+function errorHandler(log: Logger) {
+  return (error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ControlError) return reply.code(error.status).send({ error: { message: error.message } });
+    if (error instanceof GraphFailure) return graphErrorReply(reply, error, req.traceId);
+    const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
+    if (!isGraphPath(req.url)) return reply.code(status).send({ error: { message: error.message } });
+    if (status < 500) return graphErrorReply(reply, new GraphFailure({ message: `(#100) ${error.message}`, type: 'OAuthException', code: 100 }), req.traceId);
+    log.error({ err: error }, 'sandbox bug');
+    const failure = new GraphFailure({ message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true }, 500);
+    return graphErrorReply(reply, failure, req.traceId);
+  };
+}
+
+/** Builds the sandbox without listening, so tests can start it in-process on port 0. */
+export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: FastifyInstance; world: World } {
+  const log = logger ?? createLogger('graph-sandbox', { level: config.logLevel });
+  const world = new World(config, log);
+  const loggerInstance: FastifyBaseLogger = log;
+  const app = Fastify({ loggerInstance, rewriteUrl: (req) => stripVersion(req.url ?? '/'), routerOptions: { ignoreTrailingSlash: true },
+    // One line per request only when debugging; the sandbox is otherwise quiet.
+    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+  });
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, parseForm(String(body)));
+  });
+  app.decorateRequest('traceId', '');
+  app.addHook('onRequest', async (req) => {
+    req.traceId = world.ids.traceId();
+  });
+  // Faults run after body parsing so a faulted POST still consumes its body cleanly.
+  app.addHook('preHandler', async (req, reply) => {
+    if (isGraphPath(req.url)) return applyFaults(world, req, reply, req.traceId);
+  });
+  app.addHook('onSend', async (req, reply) => {
+    if (!isGraphPath(req.url)) return;
+    reply.headers({
+      'facebook-api-version': GRAPH_VERSION,
+      'x-fb-trace-id': req.traceId,
+      'x-fb-request-id': req.traceId,
+      'cache-control': 'private, no-cache, no-store, must-revalidate',
+      pragma: 'no-cache',
+      expires: 'Sat, 01 Jan 2000 00:00:00 GMT',
+    });
+    if (!reply.hasHeader('x-app-usage')) reply.header('x-app-usage', JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 }));
+  });
+  app.setErrorHandler(errorHandler(log));
+  app.addHook('onClose', async () => world.webhooks.close());
+  registerOauth(app, world);
+  registerControl(app, world);
+  registerPublicPages(app, world);
+  registerGraphNodes(app, world);
+  return { app, world };
+}
+
+export interface RunningSandbox {
+  url: string;
+  app: FastifyInstance;
+  world: World;
+  close(): Promise<void>;
+}
+
+/** Starts listening; with port 0 the real port also becomes the default public URL. */
+export async function startSandbox(config: SandboxConfig, logger?: Logger): Promise<RunningSandbox> {
+  const { app, world } = buildSandbox(config, logger);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  if (!config.publicUrlExplicit) config.publicUrl = url;
+  return { url, app, world, close: () => app.close() };
+}

@@ -1,0 +1,118 @@
+import { z } from '@svc/config';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ControlError, parseBody } from './control-errors.ts';
+import { messagingEvent } from './events.ts';
+import { registerFaultRoutes } from './faults.ts';
+import { addComment, checkParent } from './graph/comments.ts';
+import { GraphFailure } from './graph-errors.ts';
+import { publishedLog } from './published.ts';
+import type { Platform } from './store.ts';
+import { addMessage, conversationFor, participantFor } from './threads.ts';
+import { deauthorizeUser, invalidateUserTokens } from './tokens.ts';
+import type { World } from './world.ts';
+
+const userBody = z.object({
+  name: z.string().min(1).optional(),
+  pages: z
+    .array(z.object({ name: z.string().min(1).optional(), instagram: z.object({ username: z.string().min(1).optional() }).nullish() }))
+    .default([]),
+});
+const fromSchema = z
+  .object({ id: z.string().regex(/^\d+$/).optional(), username: z.string().min(1).optional(), name: z.string().min(1).optional() })
+  .default({});
+const dmBody = z.object({ from: fromSchema, text: z.string().min(1) });
+const commentBody = dmBody.extend({ parent_id: z.string().min(1).optional() });
+
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new ControlError(404, `${what} not found`);
+  return value;
+}
+
+async function inboundDm(world: World, platform: Platform, accountId: string, body: unknown) {
+  const { from, text } = parseBody(dmBody, body);
+  const participant = participantFor(world, platform, accountId, from);
+  const conversation = conversationFor(world, participant);
+  const message = addMessage(world, conversation, text, true);
+  const webhook = await world.webhooks.sendEvent(messagingEvent(world, platform, accountId, message, false));
+  return { conversation_id: conversation.id, message_id: message.id, sender_id: participant.id, webhook };
+}
+
+async function inboundComment(world: World, platform: Platform, objectId: string, accountId: string, body: unknown) {
+  const { from, text, parent_id: parentId = null } = parseBody(commentBody, body);
+  try {
+    checkParent(world, objectId, parentId);
+  } catch (error) {
+    if (error instanceof GraphFailure) throw new ControlError(400, 'parent_id must be a visible top-level comment of this object');
+    throw error;
+  }
+  const fromId = from.id ?? (platform === 'instagram' ? world.ids.digits('59', 16) : world.ids.digits('77', 16));
+  const fromName = from.username ?? from.name ?? `user_${fromId.slice(-6)}`;
+  const { comment, webhook } = await addComment(world, { platform, accountId, objectId, parentId, fromId, fromName, text });
+  return { id: comment.id, from: { id: fromId, name: fromName }, webhook };
+}
+
+export function registerControl(app: FastifyInstance, world: World): void {
+  const s = () => world.store;
+  const created = (reply: FastifyReply, body: unknown) => reply.code(201).send(body);
+
+  app.post('/__sandbox/users', (req, reply) => {
+    const { user, pages } = world.createUser(parseBody(userBody, req.body));
+    const instagram = (igId: string | null) => {
+      const account = igId ? s().igAccounts.get(igId) : undefined;
+      return account ? { id: account.id, username: account.username } : null;
+    };
+    return created(reply, {
+      user: { id: user.id, name: user.name },
+      pages: pages.map((p) => ({ id: p.id, name: p.name, instagram: instagram(p.igId) })),
+    });
+  });
+  app.get('/__sandbox/users', () => ({ data: [...s().users.values()] }));
+
+  app.post<{ Params: { id: string } }>('/__sandbox/instagram/:id/messages', async (req, reply) => {
+    need(s().igAccounts.get(req.params.id), 'instagram account');
+    return created(reply, await inboundDm(world, 'instagram', req.params.id, req.body));
+  });
+  app.post<{ Params: { id: string } }>('/__sandbox/pages/:id/messages', async (req, reply) => {
+    need(s().pages.get(req.params.id), 'page');
+    return created(reply, await inboundDm(world, 'messenger', req.params.id, req.body));
+  });
+  app.post<{ Params: { id: string } }>('/__sandbox/instagram/media/:id/comments', async (req, reply) => {
+    const media = need(s().igMedia.get(req.params.id), 'instagram media');
+    return created(reply, await inboundComment(world, 'instagram', media.id, media.igId, req.body));
+  });
+  app.post<{ Params: { id: string } }>('/__sandbox/pages/posts/:id/comments', async (req, reply) => {
+    const post = need(s().pagePosts.get(req.params.id), 'page post');
+    return created(reply, await inboundComment(world, 'messenger', post.id, post.pageId, req.body));
+  });
+
+  app.post<{ Params: { id: string } }>('/__sandbox/users/:id/deauthorize', async (req) => {
+    need(s().users.get(req.params.id), 'user');
+    return { deauthorize: await deauthorizeUser(world, req.params.id) };
+  });
+  app.post<{ Params: { id: string } }>('/__sandbox/users/:id/expire-tokens', (req) => {
+    need(s().users.get(req.params.id), 'user');
+    invalidateUserTokens(world, req.params.id, 463);
+    return { expired: true };
+  });
+
+  registerFaultRoutes(app, world);
+
+  app.get('/__sandbox/published', () => ({ data: publishedLog(world) }));
+  app.get('/__sandbox/sent', () => ({ data: s().sent }));
+  app.get('/__sandbox/webhooks', () => ({ data: s().webhookAttempts }));
+  app.post('/__sandbox/webhooks/verify', (req) => {
+    const body = parseBody(z.object({ url: z.url().optional(), verify_token: z.string().optional() }), req.body);
+    const url = body.url ?? world.config.webhookUrl;
+    if (!url) throw new ControlError(400, 'no url given and SANDBOX_WEBHOOK_URL is not set');
+    return world.webhooks.verify(url, body.verify_token ?? world.config.verifyToken);
+  });
+  app.post('/__sandbox/clock', (req) => {
+    const { advance_seconds: seconds } = parseBody(z.object({ advance_seconds: z.number().nonnegative() }), req.body);
+    world.clock.advance(seconds * 1000);
+    return { now: new Date(world.clock.now()).toISOString() };
+  });
+  app.post('/__sandbox/reset', () => {
+    world.reset();
+    return { reset: true };
+  });
+}

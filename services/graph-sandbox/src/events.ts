@@ -1,0 +1,63 @@
+import { graphTime, unixSeconds } from './clock.ts';
+import type { Comment, Message, Platform } from './store.ts';
+import type { World } from './world.ts';
+
+/**
+ * Webhook payloads in Meta's envelopes (facts §5.4–5.8). Messaging entries carry `time` in ms,
+ * `changes` entries in seconds, as observed in real payloads.
+ */
+export function messagingEvent(world: World, platform: Platform, accountId: string, message: Message, echo: boolean) {
+  const now = world.clock.now();
+  return {
+    object: platform === 'instagram' ? 'instagram' : 'page',
+    entry: [
+      {
+        id: accountId,
+        time: now,
+        messaging: [
+          {
+            sender: { id: message.fromId },
+            recipient: { id: message.toId },
+            timestamp: message.createdAt,
+            message: echo
+              ? { mid: message.id, text: message.text, is_echo: true, app_id: Number(world.config.appId) }
+              : { mid: message.id, text: message.text },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+export function commentEvent(world: World, comment: Comment) {
+  const time = unixSeconds(world.clock.now());
+  if (comment.platform === 'instagram') {
+    const fromAccount = comment.fromId === comment.accountId;
+    const from: Record<string, string> = { id: comment.fromId, username: comment.fromName };
+    if (fromAccount) from.self_ig_scoped_id = comment.fromId;
+    const value: Record<string, unknown> = { id: comment.id, text: comment.text, from, media: { id: comment.objectId, media_product_type: 'FEED' } };
+    if (comment.parentId) value.parent_id = comment.parentId;
+    return { object: 'instagram', entry: [{ id: comment.accountId, time, changes: [{ field: 'comments', value }] }] };
+  }
+  const post = world.store.pagePosts.get(comment.objectId);
+  const postPart = comment.objectId.split('_')[1] ?? comment.objectId;
+  const value = {
+    item: 'comment',
+    verb: 'add',
+    comment_id: comment.id,
+    post_id: comment.objectId,
+    parent_id: comment.parentId ?? comment.objectId,
+    from: { id: comment.fromId, name: comment.fromName },
+    message: comment.text,
+    created_time: unixSeconds(comment.createdAt),
+    post: {
+      id: comment.objectId,
+      status_type: post?.photoIds.length ? 'added_photos' : 'mobile_status_update',
+      is_published: true,
+      updated_time: graphTime(post?.createdAt ?? comment.createdAt),
+      promotion_status: 'inactive',
+      permalink_url: `${world.config.publicUrl}/${comment.accountId}/posts/${postPart}`,
+    },
+  };
+  return { object: 'page', entry: [{ id: comment.accountId, time, changes: [{ field: 'feed', value }] }] };
+}
