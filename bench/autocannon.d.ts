@@ -1,13 +1,13 @@
 // The part of autocannon 9's programmatic API the bench uses (the package ships no types).
 declare module 'autocannon' {
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;
     headers?: Record<string, string>;
     method?: string;
   }
-  interface Histogram {
+  export interface Histogram {
     average: number;
     mean: number;
     stddev: number;
@@ -18,7 +18,7 @@ declare module 'autocannon' {
     p90: number;
     p99: number;
   }
-  interface Result {
+  export interface Result {
     duration: number;
     errors: number;
     timeouts: number;

@@ -74,7 +74,10 @@ export async function startChild(
   const lines = createInterface({ input: stdout });
   try {
     const ready = await new Promise<Ready>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${name} was not ready within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
@@ -109,9 +112,17 @@ function parseReady(line: string): Ready | undefined {
   return undefined;
 }
 
+/**
+ * The bench's environment variables, read in one place. (They belong to a script, not to a turbo
+ * task, so they are read by name here rather than declared in turbo.json.)
+ */
+export function envVar(name: string, fallback: string): string {
+  return process.env[name] || fallback;
+}
+
 /** A required environment variable of a child. */
 export function requireEnv(name: string): string {
-  const value = process.env[name];
+  const value = envVar(name, '');
   if (!value) throw new Error(`${name} is not set (the bench runner sets it)`);
   return value;
 }

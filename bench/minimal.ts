@@ -9,7 +9,7 @@ import * as grpc from '@grpc/grpc-js';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { announce, onShutdown, requireEnv } from './child.ts';
+import { announce, envVar, onShutdown, requireEnv } from './child.ts';
 
 const databaseUrl = requireEnv('DATABASE_URL');
 const prefix = requireEnv('REDIS_PREFIX');
@@ -60,8 +60,11 @@ await setup.query(`INSERT INTO ${schema}.workspaces VALUES ($1, $2, 'bench', 'UT
 ]);
 await setup.end();
 
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
-await redis.set(`${prefix}min:auth:${tokenHash}`, JSON.stringify({ partner_id: partnerId, limit: 10_000_000 }));
+const redis = new Redis(envVar('REDIS_URL', 'redis://127.0.0.1:6379'), { maxRetriesPerRequest: 1 });
+await redis.set(
+  `${prefix}min:auth:${tokenHash}`,
+  JSON.stringify({ partner_id: partnerId, limit: 10_000_000 }),
+);
 // A tiny script: read the cached principal and count the request. ioredis sends it with EVALSHA.
 redis.defineCommand('authAndCount', {
   numberOfKeys: 2,
@@ -70,9 +73,11 @@ if not p then return nil end
 local n = redis.call('INCR', KEYS[2])
 return { p, n }`,
 });
-const runScript = (redis as unknown as Record<string, (...args: string[]) => Promise<[string, number] | null>>)
-  .authAndCount;
-if (!runScript) throw new Error('authAndCount was not defined');
+const authAndCount = (
+  redis as unknown as Record<string, (...args: string[]) => Promise<[string, number] | null>>
+).authAndCount;
+if (!authAndCount) throw new Error('authAndCount was not defined');
+const runScript = authAndCount.bind(redis);
 
 // --- gRPC server: one named prepared statement per call -------------------------------------------
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
@@ -134,7 +139,8 @@ const getWorkspace = (request: GetRequest) =>
       json.serialize,
       (b) => json.deserialize<GetResponse>(b),
       request,
-      (error, response) => (error || !response ? reject(error ?? new Error('empty response')) : resolve(response)),
+      (error, response) =>
+        error || !response ? reject(error ?? new Error('empty response')) : resolve(response),
     ),
   );
 
@@ -149,7 +155,8 @@ app.get<{ Params: { id: string } }>('/v1/workspaces/:id', async (request, reply)
   if (!cached) return reply.code(401).send({ error: { code: 'unauthorized', message: 'unknown token' } });
   const principal = JSON.parse(cached[0]) as { partner_id: string };
   const { workspace } = await getWorkspace({ id: request.params.id, partnerId: principal.partner_id });
-  if (!workspace) return reply.code(404).send({ error: { code: 'not_found', message: 'workspace not found' } });
+  if (!workspace)
+    return reply.code(404).send({ error: { code: 'not_found', message: 'workspace not found' } });
   return workspace;
 });
 const url = await app.listen({ port: 0, host: '127.0.0.1' });

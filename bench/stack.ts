@@ -11,7 +11,7 @@ import { startGateway } from '../services/gateway/src/service.ts';
 import { createPartner, setPartnerLimit } from '../services/identity/src/admin/partners.ts';
 import { identityConfigSchema } from '../services/identity/src/config.ts';
 import { startIdentity } from '../services/identity/src/service.ts';
-import { announce, onShutdown, requireEnv } from './child.ts';
+import { announce, envVar, onShutdown, requireEnv } from './child.ts';
 
 // The highest limit setPartnerLimit accepts; far above what one 12 s run can send.
 const PARTNER_LIMIT_PER_MINUTE = 1_000_000;
@@ -22,14 +22,18 @@ const common = {
   DATABASE_URL: requireEnv('DATABASE_URL'),
   REDIS_PREFIX: requireEnv('REDIS_PREFIX'),
   NATS_PREFIX: requireEnv('NATS_PREFIX'),
-  ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-  ...(process.env.NATS_URL ? { NATS_URL: process.env.NATS_URL } : {}),
+  REDIS_URL: envVar('REDIS_URL', 'redis://127.0.0.1:6379'),
+  NATS_URL: envVar('NATS_URL', 'nats://127.0.0.1:4222'),
 };
 // Logs go to stderr: stdout carries only the ready line.
-const log = (service: string) => createLogger(service, { level: common.LOG_LEVEL, destination: process.stderr });
+const log = (service: string) =>
+  createLogger(service, { level: common.LOG_LEVEL, destination: process.stderr });
 
 const identityEnv = { ...common, IDENTITY_GRPC_ADDRESS: '127.0.0.1:0' };
-const identity = await startIdentity(parseConfig(identityConfigSchema(identityEnv), identityEnv), log('identity'));
+const identity = await startIdentity(
+  parseConfig(identityConfigSchema(identityEnv), identityEnv),
+  log('identity'),
+);
 const gatewayEnv = { ...common, PORT: '0', IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}` };
 const gateway = await startGateway(parseConfig(gatewayConfigSchema(gatewayEnv), gatewayEnv), log('gateway'));
 onShutdown(async () => {
@@ -39,9 +43,14 @@ onShutdown(async () => {
 
 const slug = `bench-${randomBytes(4).toString('hex')}`;
 const { key } = await createPartner(identity.prisma, slug, 'Benchmark partner');
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+const redis = new Redis(common.REDIS_URL, { maxRetriesPerRequest: 1 });
 try {
-  await setPartnerLimit(identity.prisma, new AuthCache(redis, common.REDIS_PREFIX), slug, PARTNER_LIMIT_PER_MINUTE);
+  await setPartnerLimit(
+    identity.prisma,
+    new AuthCache(redis, common.REDIS_PREFIX),
+    slug,
+    PARTNER_LIMIT_PER_MINUTE,
+  );
 } finally {
   redis.disconnect();
 }

@@ -76,10 +76,18 @@ export function addService<S extends GenService<GenServiceMethods>>(
       callback: grpc.sendUnaryData<unknown>,
     ) => {
       const requestId = String(call.metadata.get(REQUEST_ID_HEADER)[0] ?? newRequestId());
-      withRequestId(requestId, () => impl.call(implementation, call.request)).then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(toGrpcError(error, `${service.typeName}/${method.name}`, logger)),
-      );
+      const path = `${service.typeName}/${method.name}`;
+      const started = performance.now();
+      withRequestId(requestId, async () => {
+        try {
+          callback(null, await impl.call(implementation, call.request));
+          logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
+        } catch (error) {
+          const grpcError = toGrpcError(error, path, logger);
+          logger.debug({ path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call failed');
+          callback(grpcError);
+        }
+      });
     };
   }
   server.addService(definitionOf(service), handlers);

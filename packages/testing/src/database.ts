@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
+/**
+ * Test databases are named `svc_test_<run>_<suffix>`, where <run> starts with the run's start time
+ * in seconds: concurrent runs never touch each other's databases, and a run cleans up leftovers of
+ * crashed runs older than an hour.
+ */
 export const TEST_DATABASE_PREFIX = 'svc_test_';
-export const TEMPLATE_DATABASE = `${TEST_DATABASE_PREFIX}template`;
 
-const serverUrl = new URL(
-  process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
-);
+const serverUrl = new URL(process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
 
 export function testDatabaseUrl(database: string): string {
   const url = new URL(serverUrl);
@@ -14,9 +15,11 @@ export function testDatabaseUrl(database: string): string {
   return url.toString();
 }
 
-export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(
-  sql: string,
-): Promise<Row[]> {
+export function templateDatabase(run: string): string {
+  return `${TEST_DATABASE_PREFIX}${run}_template`;
+}
+
+export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string): Promise<Row[]> {
   const client = new pg.Client({ connectionString: serverUrl.toString() });
   await client.connect();
   try {
@@ -24,11 +27,4 @@ export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultR
   } finally {
     await client.end();
   }
-}
-
-/** A fresh database cloned from the migrated template; each test file gets its own. */
-export async function createTestDatabase(): Promise<string> {
-  const name = `${TEST_DATABASE_PREFIX}${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
-  return testDatabaseUrl(name);
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-export { adminQuery, createTestDatabase, testDatabaseUrl } from './database.ts';
+export { adminQuery, testDatabaseUrl } from './database.ts';
+export { createTestDatabase } from './test-database.ts';
 
 /** A short unique prefix for NATS streams and Redis keys, so concurrent tests never share state. */
 export function uniquePrefix(label = 't'): string {

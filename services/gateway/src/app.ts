@@ -1,5 +1,5 @@
 import { enterRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, saneRequestId } from '@svc/logging';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { authenticateRequest, rateLimitedError, retryAfterSeconds } from './auth/authenticate.ts';
 import type { Limiter, LimitResult } from './auth/limiter.ts';
 import type { Principal } from './auth/principal.ts';
@@ -37,13 +37,16 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, limiter, clients, requestLog } = deps;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Our onResponse hook writes one line per request (key id, route, status, duration).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     genReqId: (req) => saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newRequestId(),
     routerOptions: { ignoreTrailingSlash: true },
   });
   installErrorHandling(app);
+  // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
+  app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', async (request, reply) => {
     enterRequestId(request.id);

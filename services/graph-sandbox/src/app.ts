@@ -1,8 +1,15 @@
 import { createLogger, type Logger } from '@svc/logging';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import type { SandboxConfig } from './config.ts';
-import { ControlError } from './control-errors.ts';
 import { registerControl } from './control.ts';
+import { ControlError } from './control-errors.ts';
 import { applyFaults } from './faults.ts';
 import { GraphFailure } from './graph-errors.ts';
 import { registerGraphNodes } from './nodes.ts';
@@ -29,20 +36,32 @@ declare module 'fastify' {
 
 function graphErrorReply(reply: FastifyReply, failure: GraphFailure, traceId: string) {
   if (failure.body.code === 190) {
-    reply.header('www-authenticate', `OAuth "Facebook Platform" "invalid_token" "${failure.body.message.replaceAll('"', "'")}"`);
+    reply.header(
+      'www-authenticate',
+      `OAuth "Facebook Platform" "invalid_token" "${failure.body.message.replaceAll('"', "'")}"`,
+    );
   }
   return reply.code(failure.status).send({ error: { ...failure.body, fbtrace_id: traceId } });
 }
 
 function errorHandler(log: Logger) {
   return (error: FastifyError | Error, req: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof ControlError) return reply.code(error.status).send({ error: { message: error.message } });
+    if (error instanceof ControlError)
+      return reply.code(error.status).send({ error: { message: error.message } });
     if (error instanceof GraphFailure) return graphErrorReply(reply, error, req.traceId);
     const status = 'statusCode' in error && typeof error.statusCode === 'number' ? error.statusCode : 500;
     if (!isGraphPath(req.url)) return reply.code(status).send({ error: { message: error.message } });
-    if (status < 500) return graphErrorReply(reply, new GraphFailure({ message: `(#100) ${error.message}`, type: 'OAuthException', code: 100 }), req.traceId);
+    if (status < 500)
+      return graphErrorReply(
+        reply,
+        new GraphFailure({ message: `(#100) ${error.message}`, type: 'OAuthException', code: 100 }),
+        req.traceId,
+      );
     log.error({ err: error }, 'sandbox bug');
-    const failure = new GraphFailure({ message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true }, 500);
+    const failure = new GraphFailure(
+      { message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true },
+      500,
+    );
     return graphErrorReply(reply, failure, req.traceId);
   };
 }
@@ -52,9 +71,14 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
   const log = logger ?? createLogger('graph-sandbox', { level: config.logLevel });
   const world = new World(config, log);
   const loggerInstance: FastifyBaseLogger = log;
-  const app = Fastify({ loggerInstance, rewriteUrl: (req) => stripVersion(req.url ?? '/'), routerOptions: { ignoreTrailingSlash: true },
+  const app = Fastify({
+    loggerInstance,
+    rewriteUrl: (req) => stripVersion(req.url ?? '/'),
+    routerOptions: { ignoreTrailingSlash: true },
     // One line per request only when debugging; the sandbox is otherwise quiet.
-    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    logController: new LogController({
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
   });
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, parseForm(String(body)));
@@ -77,7 +101,8 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
       pragma: 'no-cache',
       expires: 'Sat, 01 Jan 2000 00:00:00 GMT',
     });
-    if (!reply.hasHeader('x-app-usage')) reply.header('x-app-usage', JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 }));
+    if (!reply.hasHeader('x-app-usage'))
+      reply.header('x-app-usage', JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 }));
   });
   app.setErrorHandler(errorHandler(log));
   app.addHook('onClose', async () => world.webhooks.close());

@@ -1,3 +1,4 @@
+import { escapeHtml } from './html.ts';
 import type { IgAccount, Page, User } from './store.ts';
 
 /** The Facebook Login dialog as a real page: pick a user, see the scopes, choose Pages, Approve or Deny. */
@@ -13,11 +14,9 @@ export interface ConsentUser {
   pages: { page: Page; instagram: IgAccount | null }[];
 }
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
 function hiddenFields(params: DialogParams): string {
   return (Object.keys(params) as (keyof DialogParams)[])
-    .map((key) => `<input type="hidden" name="${key}" value="${escape(params[key])}">`)
+    .map((key) => `<input type="hidden" name="${key}" value="${escapeHtml(params[key])}">`)
     .join('\n');
 }
 
@@ -28,12 +27,12 @@ function userBlock({ user, pages }: ConsentUser, index: number): string {
         page,
         instagram,
       }) => `<label class="page"><input type="checkbox" name="page_id" value="${page.id}" checked>
-        ${escape(page.name)}${instagram ? ` <small>(Instagram: @${escape(instagram.username)})</small>` : ''}</label>`,
+        ${escapeHtml(page.name)}${instagram ? ` <small>(Instagram: @${escapeHtml(instagram.username)})</small>` : ''}</label>`,
     )
     .join('\n');
   return `<div class="user">
     <label><input type="radio" name="user_id" value="${user.id}" ${index === 0 ? 'checked' : ''}
-      data-user="${user.id}"> <strong>${escape(user.name)}</strong></label>
+      data-user="${user.id}"> <strong>${escapeHtml(user.name)}</strong></label>
     <fieldset data-pages-of="${user.id}"><legend>Pages to grant</legend>${pageRows || '<em>No Pages</em>'}</fieldset>
   </div>`;
 }
@@ -42,7 +41,7 @@ export function consentPage(appName: string, params: DialogParams, users: Consen
   const scopes = params.scope
     .split(/[,\s]+/)
     .filter(Boolean)
-    .map((s) => `<li>${escape(s)}</li>`)
+    .map((s) => `<li>${escapeHtml(s)}</li>`)
     .join('');
   const body =
     users.length === 0
@@ -52,7 +51,7 @@ export function consentPage(appName: string, params: DialogParams, users: Consen
       : `<form method="post" action="/__sandbox/consent" id="consent-form">
          ${hiddenFields(params)}
          <h2>Continue as</h2>${users.map(userBlock).join('\n')}
-         <h2>${escape(appName)} is requesting</h2><ul id="scopes">${scopes || '<li>public_profile</li>'}</ul>
+         <h2>${escapeHtml(appName)} is requesting</h2><ul id="scopes">${scopes || '<li>public_profile</li>'}</ul>
          <button type="submit" name="decision" value="approve" id="approve">Approve</button>
          <button type="submit" name="decision" value="deny" id="deny">Deny</button>
        </form>`;
@@ -60,7 +59,7 @@ export function consentPage(appName: string, params: DialogParams, users: Consen
 <html lang="en"><head><meta charset="utf-8"><title>Log in with Facebook (sandbox)</title>
 <style>body{font-family:sans-serif;max-width:40rem;margin:2rem auto}.user{margin:.5rem 0}
 fieldset{margin:.25rem 0 .5rem 1.5rem}fieldset[disabled]{opacity:.4}.page{display:block}</style></head>
-<body><h1>Log in to ${escape(appName)}</h1><p><small>Graph API sandbox: nothing here reaches Meta.</small></p>
+<body><h1>Log in to ${escapeHtml(appName)}</h1><p><small>Graph API sandbox: nothing here reaches Meta.</small></p>
 ${body}
 <script>
 // Only the chosen user's Pages are submitted: disabled fieldsets send nothing.
@@ -75,5 +74,5 @@ sync();
 
 export function dialogErrorPage(message: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error</title></head>
-<body><h1>Sorry, something went wrong.</h1><p id="error">${escape(message)}</p></body></html>`;
+<body><h1>Sorry, something went wrong.</h1><p id="error">${escapeHtml(message)}</p></body></html>`;
 }

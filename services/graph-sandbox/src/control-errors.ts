@@ -12,7 +12,10 @@ export class ControlError extends Error {
 
 export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const result = schema.safeParse(body ?? {});
-  if (!result.success) throw new ControlError(400, result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+  if (!result.success)
+    throw new ControlError(
+      400,
+      result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+    );
   return result.data;
 }
-

@@ -14,11 +14,20 @@ import type { World } from './world.ts';
 const userBody = z.object({
   name: z.string().min(1).optional(),
   pages: z
-    .array(z.object({ name: z.string().min(1).optional(), instagram: z.object({ username: z.string().min(1).optional() }).nullish() }))
+    .array(
+      z.object({
+        name: z.string().min(1).optional(),
+        instagram: z.object({ username: z.string().min(1).optional() }).nullish(),
+      }),
+    )
     .default([]),
 });
 const fromSchema = z
-  .object({ id: z.string().regex(/^\d+$/).optional(), username: z.string().min(1).optional(), name: z.string().min(1).optional() })
+  .object({
+    id: z.string().regex(/^\d+$/).optional(),
+    username: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+  })
   .default({});
 const dmBody = z.object({ from: fromSchema, text: z.string().min(1) });
 const commentBody = dmBody.extend({ parent_id: z.string().min(1).optional() });
@@ -37,17 +46,33 @@ async function inboundDm(world: World, platform: Platform, accountId: string, bo
   return { conversation_id: conversation.id, message_id: message.id, sender_id: participant.id, webhook };
 }
 
-async function inboundComment(world: World, platform: Platform, objectId: string, accountId: string, body: unknown) {
+async function inboundComment(
+  world: World,
+  platform: Platform,
+  objectId: string,
+  accountId: string,
+  body: unknown,
+) {
   const { from, text, parent_id: parentId = null } = parseBody(commentBody, body);
   try {
     checkParent(world, objectId, parentId);
   } catch (error) {
-    if (error instanceof GraphFailure) throw new ControlError(400, 'parent_id must be a visible top-level comment of this object');
+    if (error instanceof GraphFailure)
+      throw new ControlError(400, 'parent_id must be a visible top-level comment of this object');
     throw error;
   }
-  const fromId = from.id ?? (platform === 'instagram' ? world.ids.digits('59', 16) : world.ids.digits('77', 16));
+  const fromId =
+    from.id ?? (platform === 'instagram' ? world.ids.digits('59', 16) : world.ids.digits('77', 16));
   const fromName = from.username ?? from.name ?? `user_${fromId.slice(-6)}`;
-  const { comment, webhook } = await addComment(world, { platform, accountId, objectId, parentId, fromId, fromName, text });
+  const { comment, webhook } = await addComment(world, {
+    platform,
+    accountId,
+    objectId,
+    parentId,
+    fromId,
+    fromName,
+    text,
+  });
   return { id: comment.id, from: { id: fromId, name: fromName }, webhook };
 }
 
@@ -101,13 +126,19 @@ export function registerControl(app: FastifyInstance, world: World): void {
   app.get('/__sandbox/sent', () => ({ data: s().sent }));
   app.get('/__sandbox/webhooks', () => ({ data: s().webhookAttempts }));
   app.post('/__sandbox/webhooks/verify', (req) => {
-    const body = parseBody(z.object({ url: z.url().optional(), verify_token: z.string().optional() }), req.body);
+    const body = parseBody(
+      z.object({ url: z.url().optional(), verify_token: z.string().optional() }),
+      req.body,
+    );
     const url = body.url ?? world.config.webhookUrl;
     if (!url) throw new ControlError(400, 'no url given and SANDBOX_WEBHOOK_URL is not set');
     return world.webhooks.verify(url, body.verify_token ?? world.config.verifyToken);
   });
   app.post('/__sandbox/clock', (req) => {
-    const { advance_seconds: seconds } = parseBody(z.object({ advance_seconds: z.number().nonnegative() }), req.body);
+    const { advance_seconds: seconds } = parseBody(
+      z.object({ advance_seconds: z.number().nonnegative() }),
+      req.body,
+    );
     world.clock.advance(seconds * 1000);
     return { now: new Date(world.clock.now()).toISOString() };
   });

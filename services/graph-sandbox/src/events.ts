@@ -6,7 +6,13 @@ import type { World } from './world.ts';
  * Webhook payloads in Meta's envelopes (facts §5.4–5.8). Messaging entries carry `time` in ms,
  * `changes` entries in seconds, as observed in real payloads.
  */
-export function messagingEvent(world: World, platform: Platform, accountId: string, message: Message, echo: boolean) {
+export function messagingEvent(
+  world: World,
+  platform: Platform,
+  accountId: string,
+  message: Message,
+  echo: boolean,
+) {
   const now = world.clock.now();
   return {
     object: platform === 'instagram' ? 'instagram' : 'page',
@@ -35,9 +41,17 @@ export function commentEvent(world: World, comment: Comment) {
     const fromAccount = comment.fromId === comment.accountId;
     const from: Record<string, string> = { id: comment.fromId, username: comment.fromName };
     if (fromAccount) from.self_ig_scoped_id = comment.fromId;
-    const value: Record<string, unknown> = { id: comment.id, text: comment.text, from, media: { id: comment.objectId, media_product_type: 'FEED' } };
+    const value: Record<string, unknown> = {
+      id: comment.id,
+      text: comment.text,
+      from,
+      media: { id: comment.objectId, media_product_type: 'FEED' },
+    };
     if (comment.parentId) value.parent_id = comment.parentId;
-    return { object: 'instagram', entry: [{ id: comment.accountId, time, changes: [{ field: 'comments', value }] }] };
+    return {
+      object: 'instagram',
+      entry: [{ id: comment.accountId, time, changes: [{ field: 'comments', value }] }],
+    };
   }
   const post = world.store.pagePosts.get(comment.objectId);
   const postPart = comment.objectId.split('_')[1] ?? comment.objectId;

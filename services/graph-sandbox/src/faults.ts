@@ -20,7 +20,9 @@ const faultBody = z
 
 /** `*` stands for exactly one path segment; everything else matches literally. */
 export function faultPattern(path: string): RegExp {
-  const parts = path.split('/').map((seg) => (seg === '*' ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const parts = path
+    .split('/')
+    .map((seg) => (seg === '*' ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${parts.join('/')}/?$`);
 }
 
@@ -57,7 +59,9 @@ function usageHeaders(fault: Fault, error: Record<string, unknown>): Record<stri
   if (code >= 80000) {
     const type = code === 80002 ? 'instagram' : code === 80006 ? 'messenger' : 'pages';
     headers['x-business-use-case-usage'] = JSON.stringify({
-      [fault.path.split('/')[1] ?? '0']: [{ type, call_count: 100, total_cputime: 10, total_time: 20, estimated_time_to_regain_access: 15 }],
+      [fault.path.split('/')[1] ?? '0']: [
+        { type, call_count: 100, total_cputime: 10, total_time: 20, estimated_time_to_regain_access: 15 },
+      ],
     });
   }
   return headers;
@@ -66,7 +70,9 @@ function usageHeaders(fault: Fault, error: Record<string, unknown>): Record<stri
 /** Runs before any Graph route: the next matching calls are delayed and/or answered with the fault. */
 export async function applyFaults(world: World, req: FastifyRequest, reply: FastifyReply, traceId: string) {
   const path = req.url.split('?')[0] ?? '/';
-  const fault = world.store.faults.find((f) => f.remaining > 0 && (!f.method || f.method === req.method) && f.pattern.test(path));
+  const fault = world.store.faults.find(
+    (f) => f.remaining > 0 && (!f.method || f.method === req.method) && f.pattern.test(path),
+  );
   if (!fault) return;
   fault.remaining--;
   world.store.faults = world.store.faults.filter((f) => f.remaining > 0);

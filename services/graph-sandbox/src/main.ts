@@ -5,7 +5,10 @@ import { sandboxConfigSchema } from './config.ts';
 // Wiring only: read the environment, start, and stop cleanly on a signal.
 const config = loadConfig(sandboxConfigSchema());
 const sandbox = await startSandbox(config);
-sandbox.app.log.info({ url: sandbox.url, publicUrl: config.publicUrl, webhookUrl: config.webhookUrl || null }, 'graph sandbox listening');
+sandbox.app.log.info(
+  { url: sandbox.url, publicUrl: config.publicUrl, webhookUrl: config.webhookUrl || null },
+  'graph sandbox listening',
+);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

@@ -1,20 +1,27 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Ctx, resolveNode, type Route, type RouteTable } from './context.ts';
-import { unknownPath, unsupportedGet } from './graph-errors.ts';
+import { Ctx, type Route, type RouteTable, resolveNode } from './context.ts';
 import { accountRoutes } from './graph/accounts.ts';
 import { commentRoutes } from './graph/comments.ts';
 import { inboxRoutes } from './graph/inbox.ts';
 import { instagramRoutes } from './graph/instagram.ts';
 import { pageRoutes } from './graph/pages.ts';
+import { unknownPath, unsupportedGet } from './graph-errors.ts';
 import { optionalString } from './params.ts';
 import type { World } from './world.ts';
 
-const ROUTES: RouteTable = { ...accountRoutes, ...instagramRoutes, ...pageRoutes, ...inboxRoutes, ...commentRoutes };
+const ROUTES: RouteTable = {
+  ...accountRoutes,
+  ...instagramRoutes,
+  ...pageRoutes,
+  ...inboxRoutes,
+  ...commentRoutes,
+};
 const KNOWN_EDGES = new Set(Object.keys(ROUTES).map((route) => route.split(' ')[1]));
 
 /** `POST ...?method=delete` is a DELETE on Graph (facts §0.2). */
 function effectiveMethod(ctx: Ctx, req: FastifyRequest): 'GET' | 'POST' | 'DELETE' {
-  if (req.method === 'POST' && optionalString(ctx.params, 'method')?.toUpperCase() === 'DELETE') return 'DELETE';
+  if (req.method === 'POST' && optionalString(ctx.params, 'method')?.toUpperCase() === 'DELETE')
+    return 'DELETE';
   return req.method === 'POST' ? 'POST' : req.method === 'DELETE' ? 'DELETE' : 'GET';
 }
 

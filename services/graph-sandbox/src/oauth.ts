@@ -22,8 +22,10 @@ function dialogParams(params: Params): DialogParams {
 
 /** Checks the dialog's parameters; answers with Meta-like error text when they are unusable. */
 function dialogProblem(world: World, p: DialogParams): string | null {
-  if (p.client_id !== world.config.appId) return 'Invalid App ID: The provided app ID does not look like a valid app ID.';
-  if (!/^https?:\/\//.test(p.redirect_uri)) return "URL blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.";
+  if (p.client_id !== world.config.appId)
+    return 'Invalid App ID: The provided app ID does not look like a valid app ID.';
+  if (!/^https?:\/\//.test(p.redirect_uri))
+    return "URL blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.";
   return null;
 }
 
@@ -44,7 +46,9 @@ export function registerOauth(app: FastifyInstance, world: World): void {
       user,
       pages: user.pageIds.flatMap((id) => {
         const page = world.store.pages.get(id);
-        return page ? [{ page, instagram: page.igId ? (world.store.igAccounts.get(page.igId) ?? null) : null }] : [];
+        return page
+          ? [{ page, instagram: page.igId ? (world.store.igAccounts.get(page.igId) ?? null) : null }]
+          : [];
       }),
     }));
     return consentPage(world.config.appName, p, users);
@@ -72,20 +76,38 @@ export function registerOauth(app: FastifyInstance, world: World): void {
     const scopes = [...new Set(['public_profile', ...p.scope.split(/[,\s]+/).filter(Boolean)])];
     world.store.grants.set(user.id, { scopes, pageIds });
     const code = world.ids.code();
-    world.store.codes.set(code, { code, userId: user.id, redirectUri: p.redirect_uri, scopes, pageIds, createdAt: world.clock.now(), used: false });
+    world.store.codes.set(code, {
+      code,
+      userId: user.id,
+      redirectUri: p.redirect_uri,
+      scopes,
+      pageIds,
+      createdAt: world.clock.now(),
+      used: false,
+    });
     return redirectTo(reply, p.redirect_uri, { code, ...state }, '_=_');
   });
 
   // Demo convenience for `pnpm start`: a dialog with no users can make one and come back.
   app.post('/__sandbox/consent/demo-user', async (req, reply) => {
     const p = dialogParams(mergedParams(req));
-    world.createUser({ name: 'Demo User', pages: [{ name: 'Demo Bakery', instagram: { username: 'demobakery' } }] });
+    world.createUser({
+      name: 'Demo User',
+      pages: [{ name: 'Demo Bakery', instagram: { username: 'demobakery' } }],
+    });
     const back = new URL('/dialog/oauth', world.config.publicUrl);
     for (const [k, v] of Object.entries(p)) back.searchParams.set(k, v);
-    return reply.code(303).header('location', back.pathname + back.search).send();
+    return reply
+      .code(303)
+      .header('location', back.pathname + back.search)
+      .send();
   });
 
-  app.route({ method: ['GET', 'POST'], url: '/oauth/access_token', handler: (req) => accessToken(new Ctx(world, req)) });
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/oauth/access_token',
+    handler: (req) => accessToken(new Ctx(world, req)),
+  });
   app.get('/debug_token', (req) => debugToken(new Ctx(world, req)));
 }
 
@@ -99,7 +121,8 @@ function checkApp(ctx: Ctx): void {
 }
 
 function tokenResponse(token: Token, world: World) {
-  const expiresIn = token.expiresAt === null ? undefined : Math.round((token.expiresAt - world.clock.now()) / 1000);
+  const expiresIn =
+    token.expiresAt === null ? undefined : Math.round((token.expiresAt - world.clock.now()) / 1000);
   return { access_token: token.value, token_type: 'bearer', expires_in: expiresIn };
 }
 
@@ -120,7 +143,8 @@ function accessToken(ctx: Ctx) {
   const redirectUri = requireString(params, 'redirect_uri');
   if (!code) throw invalidParam('Invalid verification code format.');
   if (code.used) throw invalidParam('This authorization code has been used.', 36009);
-  if (world.clock.now() - code.createdAt > CODE_TTL_MS) throw invalidParam('This authorization code has expired.', 36007);
+  if (world.clock.now() - code.createdAt > CODE_TTL_MS)
+    throw invalidParam('This authorization code has expired.', 36007);
   if (code.redirectUri !== redirectUri) {
     throw invalidParam(
       'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
@@ -137,7 +161,12 @@ function debugToken(ctx: Ctx) {
   const { world } = ctx;
   const token = world.store.tokens.get(requireString(ctx.params, 'input_token'));
   if (!token) {
-    return { data: { is_valid: false, error: { code: 190, message: 'Invalid OAuth access token - Cannot parse access token' } } };
+    return {
+      data: {
+        is_valid: false,
+        error: { code: 190, message: 'Invalid OAuth access token - Cannot parse access token' },
+      },
+    };
   }
   const grant = world.store.grants.get(token.userId);
   const pageIds = token.kind === 'page' && token.pageId ? [token.pageId] : (grant?.pageIds ?? []);
@@ -159,7 +188,11 @@ function debugToken(ctx: Ctx) {
   };
   if (token.kind === 'page') data.profile_id = token.pageId;
   if (problem) {
-    data.error = { code: problem.body.code, message: problem.body.message, subcode: problem.body.error_subcode };
+    data.error = {
+      code: problem.body.code,
+      message: problem.body.message,
+      subcode: problem.body.error_subcode,
+    };
   }
   return { data };
 }

@@ -24,7 +24,8 @@ export function publishedLog(world: World) {
     page_id: p.pageId,
     caption: p.message,
     link: p.link,
-    media_type: p.photoIds.length > 1 ? 'ALBUM' : p.photoIds.length === 1 ? 'PHOTO' : p.link ? 'LINK' : 'STATUS',
+    media_type:
+      p.photoIds.length > 1 ? 'ALBUM' : p.photoIds.length === 1 ? 'PHOTO' : p.link ? 'LINK' : 'STATUS',
     media_urls: p.photoIds.map((id) => s.photos.get(id)?.url ?? ''),
     permalink: `${world.config.publicUrl}/${p.pageId}/posts/${p.id.split('_')[1] ?? p.id}`,
     published_at: graphTime(p.createdAt),

@@ -44,7 +44,12 @@ export function conversationFor(world: World, participant: Participant): Convers
   return conversation;
 }
 
-export function addMessage(world: World, conversation: Conversation, text: string, inbound: boolean): Message {
+export function addMessage(
+  world: World,
+  conversation: Conversation,
+  text: string,
+  inbound: boolean,
+): Message {
   const now = world.clock.now();
   const message: Message = {
     id: conversation.platform === 'instagram' ? world.ids.igMessage() : world.ids.messengerMessage(),

@@ -12,7 +12,8 @@ import { purgeRequestLogs } from './request-logs.ts';
 /** Starts the identity service: gRPC server, outbox relay and its periodic jobs. */
 export async function startIdentity(config: IdentityConfig, logger: Logger) {
   const { pool, prisma } = openDatabase(config.DATABASE_URL);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, lazyConnect: false });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
   const cache = new AuthCache(redis, config.REDIS_PREFIX);
   const bus = await connectBus({
     url: config.NATS_URL,

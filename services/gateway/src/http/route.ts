@@ -1,11 +1,14 @@
 import { errors } from '@svc/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PERMISSIONS, type PermissionRow } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import { parseInput } from './validation.ts';
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
+
+/** Routes without query parameters refuse any, like unknown body fields. */
+const noQuery = z.strictObject({});
 
 /**
  * A public route, declared once: path, permission row, zod schemas for params, query, body and
@@ -69,7 +72,7 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
       if (!principal) throw errors.unauthorized();
       const params = parseInput(route.params, request.params, 'path');
       enforcePermission(route.permission, principal, params as Record<string, unknown>);
-      const query = parseInput(route.query, request.query, 'query');
+      const query = parseInput(route.query ?? noQuery, request.query, 'query');
       const body = parseInput(route.body, request.body ?? {}, 'body');
       reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
       const result = await route.handler({ principal, params, query, body, request, reply });

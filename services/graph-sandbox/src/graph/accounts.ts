@@ -32,7 +32,8 @@ export function igShape(world: World, account: IgAccount): NodeShape {
 /** A Page; `access_token` is only shown to a user token the Page was granted to. */
 export function pageShape(world: World, page: Page, userToken: Token | null): NodeShape {
   const ig = page.igId ? world.store.igAccounts.get(page.igId) : undefined;
-  const igRef = () => (ig ? renderNode(igShape(world, ig), [{ name: 'username', sub: null, limit: null }]) : undefined);
+  const igRef = () =>
+    ig ? renderNode(igShape(world, ig), [{ name: 'username', sub: null, limit: null }]) : undefined;
   return {
     type: 'Page',
     defaults: ['id', 'name'],
@@ -71,7 +72,13 @@ export const accountRoutes: RouteTable = {
     requireScope(token, 'pages_show_list');
     const pageIds = ctx.world.store.grants.get(id)?.pageIds ?? [];
     const pages = pageIds.flatMap((pid) => ctx.world.store.pages.get(pid) ?? []);
-    const specs = ctx.fields ?? ['access_token', 'category', 'category_list', 'name', 'id', 'tasks'].map((name) => ({ name, sub: null, limit: null }));
+    const specs =
+      ctx.fields ??
+      ['access_token', 'category', 'category_list', 'name', 'id', 'tasks'].map((name) => ({
+        name,
+        sub: null,
+        limit: null,
+      }));
     return paginate(pages, ctx.pageRequest(), (page) => renderNode(pageShape(ctx.world, page, token), specs));
   },
   'GET user/permissions': (ctx, id) => {
@@ -107,7 +114,13 @@ export const accountRoutes: RouteTable = {
     assertPageAccess(ctx.world, ctx.caller(), id);
     const page = ctx.world.store.pages.get(id);
     const fields = page?.subscribedFields ?? [];
-    const app = { category: 'Business', link: ctx.world.config.publicUrl, name: ctx.world.config.appName, id: ctx.world.config.appId, subscribed_fields: fields };
+    const app = {
+      category: 'Business',
+      link: ctx.world.config.publicUrl,
+      name: ctx.world.config.appName,
+      id: ctx.world.config.appId,
+      subscribed_fields: fields,
+    };
     return { data: fields.length ? [app] : [] };
   },
   'DELETE page/subscribed_apps': (ctx, id) => {

@@ -25,7 +25,13 @@ export async function addComment(world: World, input: NewComment) {
     input.platform === 'instagram'
       ? world.ids.igComment()
       : `${input.objectId.split('_')[1] ?? input.objectId}_${world.ids.pageCommentPart()}`;
-  const comment: Comment = { id, ...input, createdAt: world.clock.now(), hidden: false, privateReplyAt: null };
+  const comment: Comment = {
+    id,
+    ...input,
+    createdAt: world.clock.now(),
+    hidden: false,
+    privateReplyAt: null,
+  };
   world.store.comments.set(id, comment);
   const webhook = await world.webhooks.sendEvent(commentEvent(world, comment));
   return { comment, webhook };
@@ -41,7 +47,9 @@ export function checkParent(world: World, objectId: string, parentId: string | n
 }
 
 function commentShape(world: World, c: Comment): NodeShape {
-  const replies = () => ({ data: childrenOf(world, c.id).map((r) => renderNode(commentShape(world, r), null)) });
+  const replies = () => ({
+    data: childrenOf(world, c.id).map((r) => renderNode(commentShape(world, r), null)),
+  });
   const common = { id: () => c.id, like_count: () => 0 };
   if (c.platform === 'instagram') {
     return {
@@ -87,7 +95,9 @@ function listComments(ctx: Ctx, items: Comment[]) {
 }
 
 function topLevel(world: World, objectId: string, all: boolean): Comment[] {
-  return [...world.store.comments.values()].filter((c) => c.objectId === objectId && (all || c.parentId === null)).reverse();
+  return [...world.store.comments.values()]
+    .filter((c) => c.objectId === objectId && (all || c.parentId === null))
+    .reverse();
 }
 
 /** Commenting as the account: IG needs instagram_manage_comments, Pages need a page token with pages_manage_engagement. */
@@ -95,16 +105,38 @@ async function commentAs(ctx: Ctx, platform: Platform, objectId: string, parentI
   const { world } = ctx;
   const text = requireString(ctx.params, 'message');
   const accountId =
-    platform === 'instagram' ? (world.store.igMedia.get(objectId)?.igId ?? '') : (world.store.pagePosts.get(objectId)?.pageId ?? '');
+    platform === 'instagram'
+      ? (world.store.igMedia.get(objectId)?.igId ?? '')
+      : (world.store.pagePosts.get(objectId)?.pageId ?? '');
   if (platform === 'instagram') {
     requireScope(assertIgAccess(world, ctx.caller(), accountId), 'instagram_manage_comments', 10);
   } else {
     requireScope(requirePageToken(ctx.caller(), accountId, pageTokenRequired), 'pages_manage_engagement');
   }
   checkParent(world, objectId, parentId);
-  const fromName = platform === 'instagram' ? (world.store.igAccounts.get(accountId)?.username ?? '') : (world.store.pages.get(accountId)?.name ?? '');
-  const { comment } = await addComment(world, { platform, accountId, objectId, parentId, fromId: accountId, fromName, text });
-  record(ctx, parentId ? 'comment_reply' : 'comment', platform, accountId, comment.id, null, parentId ?? objectId, text);
+  const fromName =
+    platform === 'instagram'
+      ? (world.store.igAccounts.get(accountId)?.username ?? '')
+      : (world.store.pages.get(accountId)?.name ?? '');
+  const { comment } = await addComment(world, {
+    platform,
+    accountId,
+    objectId,
+    parentId,
+    fromId: accountId,
+    fromName,
+    text,
+  });
+  record(
+    ctx,
+    parentId ? 'comment_reply' : 'comment',
+    platform,
+    accountId,
+    comment.id,
+    null,
+    parentId ?? objectId,
+    text,
+  );
   return { id: comment.id };
 }
 
@@ -115,7 +147,8 @@ function commentOr404(ctx: Ctx, id: string): Comment {
 }
 
 function assertCommentRead(ctx: Ctx, c: Comment): void {
-  if (c.platform === 'instagram') requireScope(assertIgAccess(ctx.world, ctx.caller(), c.accountId), 'instagram_manage_comments', 10);
+  if (c.platform === 'instagram')
+    requireScope(assertIgAccess(ctx.world, ctx.caller(), c.accountId), 'instagram_manage_comments', 10);
   else assertPageAccess(ctx.world, ctx.caller(), c.accountId);
 }
 

@@ -29,7 +29,11 @@ function messageJson(world: World, platform: Platform, m: Message) {
 }
 
 export function conversationShape(world: World, c: Conversation): NodeShape {
-  const messages = () => c.messageIds.flatMap((id) => world.store.messages.get(id) ?? []).reverse().slice(0, 20);
+  const messages = () =>
+    c.messageIds
+      .flatMap((id) => world.store.messages.get(id) ?? [])
+      .reverse()
+      .slice(0, 20);
   const last = () => messages()[0];
   return {
     type: 'Conversation',
@@ -37,7 +41,9 @@ export function conversationShape(world: World, c: Conversation): NodeShape {
     fields: {
       id: () => c.id,
       updated_time: () => graphTime(c.updatedAt),
-      participants: () => ({ data: [personRef(world, c.platform, c.participantId), personRef(world, c.platform, c.accountId)] }),
+      participants: () => ({
+        data: [personRef(world, c.platform, c.participantId), personRef(world, c.platform, c.accountId)],
+      }),
       messages: () => ({ data: messages().map((m) => messageJson(world, c.platform, m)) }),
       message_count: () => c.messageIds.length,
       unread_count: () => 0,
@@ -54,14 +60,17 @@ function accountOfConversation(world: World, c: Conversation): string {
 
 function listConversations(ctx: Ctx, pageId: string) {
   const token = assertPageAccess(ctx.world, ctx.caller(), pageId);
-  const platform: Platform = optionalString(ctx.params, 'platform') === 'instagram' ? 'instagram' : 'messenger';
+  const platform: Platform =
+    optionalString(ctx.params, 'platform') === 'instagram' ? 'instagram' : 'messenger';
   requireScope(token, platform === 'instagram' ? 'instagram_manage_messages' : 'pages_messaging');
   const page = ctx.world.store.pages.get(pageId);
   const accountId = platform === 'instagram' ? page?.igId : pageId;
   if (!accountId) throw invalidParam('(#100) This Page is not linked to an Instagram account', 2534013);
   const userId = optionalString(ctx.params, 'user_id');
   const list = [...ctx.world.store.conversations.values()]
-    .filter((c) => c.accountId === accountId && c.platform === platform && (!userId || c.participantId === userId))
+    .filter(
+      (c) => c.accountId === accountId && c.platform === platform && (!userId || c.participantId === userId),
+    )
     .sort((a, b) => b.updatedAt - a.updatedAt);
   return paginate(list, ctx.pageRequest(), (c) => renderNode(conversationShape(ctx.world, c), ctx.fields));
 }
@@ -89,13 +98,21 @@ export const inboxRoutes: RouteTable = {
     const shape: NodeShape = {
       type: 'Message',
       defaults: ['id', 'created_time'],
-      fields: { id: () => json.id, created_time: () => json.created_time, from: () => json.from, to: () => json.to, message: () => json.message, attachments: () => undefined },
+      fields: {
+        id: () => json.id,
+        created_time: () => json.created_time,
+        from: () => json.from,
+        to: () => json.to,
+        message: () => json.message,
+        attachments: () => undefined,
+      },
     };
     return renderNode(shape, ctx.fields);
   },
   'GET participant': (ctx, id) => {
     const p = ctx.world.store.participants.get(id) as Participant;
-    const pageId = p.platform === 'instagram' ? (ctx.world.store.igAccounts.get(p.accountId)?.pageId ?? '') : p.accountId;
+    const pageId =
+      p.platform === 'instagram' ? (ctx.world.store.igAccounts.get(p.accountId)?.pageId ?? '') : p.accountId;
     assertPageAccess(ctx.world, ctx.caller(), pageId);
     const [first = '', ...rest] = (p.name ?? p.username ?? '').split(' ');
     const shape: NodeShape = {

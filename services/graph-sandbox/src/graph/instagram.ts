@@ -35,23 +35,53 @@ const STATUS_TEXT: Record<ContainerStatus, string> = {
 async function checkImage(world: World, url: string): Promise<void> {
   const media = await fetchMedia(url, world.config.fetchTimeoutMs);
   if (!media.ok) {
-    throw publishError(9004, 2207052, 'Media download has failed. The media URI doesn\'t meet our requirements.', 'Media download failed', `The media could not be fetched from the URI: ${media.reason}.`);
+    throw publishError(
+      9004,
+      2207052,
+      "Media download has failed. The media URI doesn't meet our requirements.",
+      'Media download failed',
+      `The media could not be fetched from the URI: ${media.reason}.`,
+    );
   }
   if (media.format !== 'jpeg' || media.width === 0) {
-    throw publishError(36001, 2207005, 'The image format is not supported.', 'Unsupported format', 'The image format is not supported. Use a JPEG image.');
+    throw publishError(
+      36001,
+      2207005,
+      'The image format is not supported.',
+      'Unsupported format',
+      'The image format is not supported. Use a JPEG image.',
+    );
   }
   if (media.bytes > MAX_IMAGE_BYTES) {
-    throw publishError(36000, 2207004, 'The image size is too large.', 'Image too large', 'The image is larger than 8 MB.');
+    throw publishError(
+      36000,
+      2207004,
+      'The image size is too large.',
+      'Image too large',
+      'The image is larger than 8 MB.',
+    );
   }
   const ratio = media.width / media.height;
   if (ratio < 0.8 || ratio > 1.91) {
-    throw publishError(36003, 2207009, 'The aspect ratio is not supported.', 'Unsupported aspect ratio', "This image's aspect ratio cannot be published. Use a ratio between 4:5 and 1.91:1.");
+    throw publishError(
+      36003,
+      2207009,
+      'The aspect ratio is not supported.',
+      'Unsupported aspect ratio',
+      "This image's aspect ratio cannot be published. Use a ratio between 4:5 and 1.91:1.",
+    );
   }
 }
 
 function checkCaption(caption: string | undefined): void {
   if (caption && [...caption].length > 2200) {
-    throw publishError(36004, 2207010, 'The caption is too long.', 'Caption too long', 'Captions can be at most 2,200 characters.');
+    throw publishError(
+      36004,
+      2207010,
+      'The caption is too long.',
+      'Caption too long',
+      'Captions can be at most 2,200 characters.',
+    );
   }
 }
 
@@ -116,16 +146,41 @@ function publish(ctx: Ctx, igId: string) {
   const { world } = ctx;
   const container = world.store.containers.get(requireString(ctx.params, 'creation_id'));
   const status = container ? containerStatus(world, container) : 'EXPIRED';
-  if (!container || container.igId !== igId || container.kind === 'CAROUSEL_ITEM' || status === 'EXPIRED' || status === 'PUBLISHED') {
-    throw publishError(24, 2207008, 'The media container does not exist, has expired or was already published.', 'Media not found', 'Create the media again and retry.');
+  if (
+    !container ||
+    container.igId !== igId ||
+    container.kind === 'CAROUSEL_ITEM' ||
+    status === 'EXPIRED' ||
+    status === 'PUBLISHED'
+  ) {
+    throw publishError(
+      24,
+      2207008,
+      'The media container does not exist, has expired or was already published.',
+      'Media not found',
+      'Create the media again and retry.',
+    );
   }
   if (status === 'IN_PROGRESS') {
-    throw publishError(9007, 2207027, 'The media is not ready for publishing, please wait for a moment', 'Media not ready', 'The media is still being processed.');
+    throw publishError(
+      9007,
+      2207027,
+      'The media is not ready for publishing, please wait for a moment',
+      'Media not ready',
+      'The media is still being processed.',
+    );
   }
   if (recentPublishes(world, igId).length >= world.config.publishQuota) {
-    throw graphFailure(9, 'You reached maximum number of posts that is allowed to be published by Content Publishing API.', { error_subcode: 2207042, is_transient: false });
+    throw graphFailure(
+      9,
+      'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
+      { error_subcode: 2207042, is_transient: false },
+    );
   }
-  const urls = container.kind === 'CAROUSEL' ? container.children.map((id) => world.store.containers.get(id)?.imageUrl ?? '') : [container.imageUrl ?? ''];
+  const urls =
+    container.kind === 'CAROUSEL'
+      ? container.children.map((id) => world.store.containers.get(id)?.imageUrl ?? '')
+      : [container.imageUrl ?? ''];
   const media: IgMedia = {
     id: world.ids.igMedia(),
     igId,
@@ -166,7 +221,13 @@ export function mediaShape(world: World, media: IgMedia): NodeShape {
       owner: () => ({ id: media.igId }),
       children: () =>
         media.mediaType === 'CAROUSEL_ALBUM'
-          ? { data: media.mediaUrls.map((url, i) => ({ id: `${media.id}${i}`, media_type: 'IMAGE', media_url: url })) }
+          ? {
+              data: media.mediaUrls.map((url, i) => ({
+                id: `${media.id}${i}`,
+                media_type: 'IMAGE',
+                media_url: url,
+              })),
+            }
           : undefined,
     },
   };

@@ -38,7 +38,9 @@ async function checkLink(world: World, link: string): Promise<void> {
 
 function attachedPhotos(ctx: Ctx, pageId: string): string[] {
   const raw = jsonParam(ctx.params, 'attached_media');
-  const items: unknown[] = Array.isArray(raw) ? raw : listParam(ctx.params, 'attached_media').map((s) => JSON.parse(s));
+  const items: unknown[] = Array.isArray(raw)
+    ? raw
+    : listParam(ctx.params, 'attached_media').map((s) => JSON.parse(s));
   return items.map((item, i) => {
     const id = item && typeof item === 'object' ? String((item as Params).media_fbid ?? '') : '';
     const photo = ctx.world.store.photos.get(id);
@@ -49,8 +51,17 @@ function attachedPhotos(ctx: Ctx, pageId: string): string[] {
   });
 }
 
-function newPost(world: World, pageId: string, fields: Omit<PagePost, 'id' | 'pageId' | 'createdAt'>): PagePost {
-  const post: PagePost = { id: `${pageId}_${world.ids.pagePostPart()}`, pageId, createdAt: world.clock.now(), ...fields };
+function newPost(
+  world: World,
+  pageId: string,
+  fields: Omit<PagePost, 'id' | 'pageId' | 'createdAt'>,
+): PagePost {
+  const post: PagePost = {
+    id: `${pageId}_${world.ids.pagePostPart()}`,
+    pageId,
+    createdAt: world.clock.now(),
+    ...fields,
+  };
   world.store.pagePosts.set(post.id, post);
   for (const photoId of post.photoIds) {
     const photo = world.store.photos.get(photoId);
@@ -83,10 +94,21 @@ async function createFeedPost(ctx: Ctx, pageId: string) {
 async function createPhoto(ctx: Ctx, pageId: string) {
   pageWriter(ctx, pageId);
   const url = optionalString(ctx.params, 'url');
-  if (!url) throw invalidParam('(#100) The parameter url is required (the sandbox does not accept multipart `source` uploads)');
+  if (!url)
+    throw invalidParam(
+      '(#100) The parameter url is required (the sandbox does not accept multipart `source` uploads)',
+    );
   await checkPhoto(ctx.world, url);
   const caption = optionalString(ctx.params, 'caption') ?? optionalString(ctx.params, 'message') ?? null;
-  const photo: Photo = { id: ctx.world.ids.photo(), pageId, url, caption, published: false, postId: null, createdAt: ctx.now };
+  const photo: Photo = {
+    id: ctx.world.ids.photo(),
+    pageId,
+    url,
+    caption,
+    published: false,
+    postId: null,
+    createdAt: ctx.now,
+  };
   ctx.world.store.photos.set(photo.id, photo);
   if (!optionalBoolean(ctx.params, 'published', true)) return { id: photo.id };
   const post = newPost(ctx.world, pageId, { message: caption, link: null, photoIds: [photo.id] });
@@ -106,11 +128,20 @@ export function postShape(world: World, post: PagePost): NodeShape {
       permalink_url: () => `${world.config.publicUrl}/${post.pageId}/posts/${postPart}`,
       full_picture: () => photos[0]?.url,
       is_published: () => true,
-      status_type: () => (photos.length ? 'added_photos' : post.link ? 'shared_story' : 'mobile_status_update'),
+      status_type: () =>
+        photos.length ? 'added_photos' : post.link ? 'shared_story' : 'mobile_status_update',
       link: () => post.link ?? undefined,
       from: () => ({ id: post.pageId, name: world.store.pages.get(post.pageId)?.name }),
       attachments: () =>
-        photos.length ? { data: photos.map((p) => ({ media_type: 'photo', target: { id: p.id }, media: { image: { src: p.url } } })) } : undefined,
+        photos.length
+          ? {
+              data: photos.map((p) => ({
+                media_type: 'photo',
+                target: { id: p.id },
+                media: { image: { src: p.url } },
+              })),
+            }
+          : undefined,
     },
   };
 }

@@ -1,8 +1,8 @@
 import { requireScope } from '../auth.ts';
 import { graphTime } from '../clock.ts';
 import type { Ctx } from '../context.ts';
-import { invalidParam, outsideWindow } from '../graph-errors.ts';
 import { messagingEvent } from '../events.ts';
+import { invalidParam, outsideWindow } from '../graph-errors.ts';
 import { jsonParam, optionalString, type Params } from '../params.ts';
 import type { Comment, Platform, Token } from '../store.ts';
 import { addMessage, conversationFor, participantFor } from '../threads.ts';
@@ -13,7 +13,10 @@ function textOf(ctx: Ctx, platform: Platform): string {
   const message = jsonParam(ctx.params, 'message');
   const text = message && typeof message === 'object' ? (message as Params).text : undefined;
   if (typeof text !== 'string' || text === '') {
-    throw invalidParam('(#100) The sandbox Send API accepts text messages only: message.text is required', 2534015);
+    throw invalidParam(
+      '(#100) The sandbox Send API accepts text messages only: message.text is required',
+      2534015,
+    );
   }
   if (platform === 'instagram' && Buffer.byteLength(text) >= 1000) {
     throw invalidParam('(#100) Message text must be less than 1000 bytes', 2534015);
@@ -43,7 +46,8 @@ function accountIds(ctx: Ctx, pageId: string): string[] {
 /** Send API (facts §4.3): `recipient.id` for a thread, `recipient.comment_id` for a private reply. */
 export async function sendMessage(ctx: Ctx, token: Token, pageId: string) {
   const recipient = jsonParam(ctx.params, 'recipient');
-  if (!recipient || typeof recipient !== 'object') throw invalidParam('(#100) param recipient must be non-empty.');
+  if (!recipient || typeof recipient !== 'object')
+    throw invalidParam('(#100) param recipient must be non-empty.');
   const { id, comment_id: commentId } = recipient as Params;
   if (typeof commentId === 'string') return privateReply(ctx, token, pageId, commentId);
   const participant = typeof id === 'string' ? ctx.world.store.participants.get(id) : undefined;
@@ -61,7 +65,9 @@ export async function sendMessage(ctx: Ctx, token: Token, pageId: string) {
   const message = addMessage(ctx.world, conversation, text, false);
   record(ctx, 'message', platform, conversation.accountId, message.id, participant.id, null, text);
   if (ctx.world.config.sendEchoes) {
-    void ctx.world.webhooks.sendEvent(messagingEvent(ctx.world, platform, conversation.accountId, message, true));
+    void ctx.world.webhooks.sendEvent(
+      messagingEvent(ctx.world, platform, conversation.accountId, message, true),
+    );
   }
   return { recipient_id: participant.id, message_id: message.id };
 }
@@ -70,16 +76,35 @@ export async function sendMessage(ctx: Ctx, token: Token, pageId: string) {
 async function privateReply(ctx: Ctx, token: Token, pageId: string, commentId: string) {
   const comment: Comment | undefined = ctx.world.store.comments.get(commentId);
   const tooOld = comment ? ctx.now - comment.createdAt > 7 * 24 * HOUR_MS : true;
-  if (!comment || !accountIds(ctx, pageId).includes(comment.accountId) || comment.fromId === comment.accountId || comment.privateReplyAt !== null || tooOld) {
+  if (
+    !comment ||
+    !accountIds(ctx, pageId).includes(comment.accountId) ||
+    comment.fromId === comment.accountId ||
+    comment.privateReplyAt !== null ||
+    tooOld
+  ) {
     throw invalidParam('(#100) The comment is not valid for a private reply', 2534025);
   }
   requireScope(token, comment.platform === 'instagram' ? 'instagram_manage_messages' : 'pages_messaging');
   const text = textOf(ctx, comment.platform);
-  const participant = participantFor(ctx.world, comment.platform, comment.accountId, { id: comment.fromId, username: comment.fromName, name: comment.fromName });
+  const participant = participantFor(ctx.world, comment.platform, comment.accountId, {
+    id: comment.fromId,
+    username: comment.fromName,
+    name: comment.fromName,
+  });
   const conversation = conversationFor(ctx.world, participant);
   const message = addMessage(ctx.world, conversation, text, false);
   comment.privateReplyAt = ctx.now;
-  record(ctx, 'private_reply', comment.platform, comment.accountId, message.id, participant.id, comment.id, text);
+  record(
+    ctx,
+    'private_reply',
+    comment.platform,
+    comment.accountId,
+    message.id,
+    participant.id,
+    comment.id,
+    text,
+  );
   return { recipient_id: participant.id, message_id: message.id };
 }
 

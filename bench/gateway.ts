@@ -1,0 +1,229 @@
+// `pnpm bench:gateway`: drives GET /v1/workspaces/:id on the real gateway + identity with a partner key
+// (auth + rate limit + gRPC + Postgres on every request) and, in the same run, two baselines:
+//   (a) a bare Fastify "hello" route,
+//   (b) the minimal hand-built version of the same path (bench/minimal.ts).
+// Each target runs alone in its own child process (started, measured, stopped in turn) while
+// autocannon runs here, so the load generator never shares an event loop with the server.
+// Prints req/s, p50, p99 and the ratios against the targets of issue 2.
+//
+// Environment: BENCH_DURATION_S (default 10), BENCH_WARMUP_S (2), BENCH_CONNECTIONS (50),
+// BENCH_CPU_PROF=1 writes a V8 CPU profile of the product process into $TMPDIR/bench-profiles-<run>/.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { connectBus, STREAMS, type StreamKey } from '../packages/bus/src/index.ts';
+import { createLogger } from '../packages/logging/src/index.ts';
+import { type Child, envVar, ROOT, startChild } from './child.ts';
+
+const DURATION_S = Number(envVar('BENCH_DURATION_S', '10'));
+const WARMUP_S = Number(envVar('BENCH_WARMUP_S', '2'));
+const CONNECTIONS = Number(envVar('BENCH_CONNECTIONS', '50'));
+const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
+const REDIS_URL = envVar('REDIS_URL', 'redis://127.0.0.1:6379');
+const NATS_URL = envVar('NATS_URL', 'nats://127.0.0.1:4222');
+const SERVER_URL = envVar('BENCH_DATABASE_SERVER', 'postgresql://postgres@127.0.0.1:5432/postgres');
+
+const run = randomBytes(4).toString('hex');
+const databaseName = `bench_${run}`;
+const databaseUrl = (() => {
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+})();
+const redisPrefix = `bench${run}:`;
+const natsPrefix = `bench${run}`;
+const childEnv = {
+  DATABASE_URL: databaseUrl,
+  REDIS_PREFIX: redisPrefix,
+  NATS_PREFIX: natsPrefix,
+  REDIS_URL,
+  NATS_URL,
+};
+
+interface Measurement {
+  name: string;
+  processes: string;
+  result: Result;
+}
+
+const children = new Set<Child>();
+let databaseCreated = false;
+let stackStarted = false;
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function measure(name: string, file: string, nodeFlags: string[] = []): Promise<Measurement> {
+  process.stderr.write(`\n▶ ${name}: starting ${file}\n`);
+  const child = await startChild(name, file, childEnv, nodeFlags);
+  children.add(child);
+  try {
+    const { url, path: target, token, processes } = child.ready;
+    const options = {
+      url: `${url}${target}`,
+      connections: CONNECTIONS,
+      headers: token ? { authorization: `Bearer ${token}` } : ({} as Record<string, string>),
+    };
+    process.stderr.write(`  warm-up ${WARMUP_S} s …\n`);
+    await autocannon({ ...options, duration: WARMUP_S });
+    process.stderr.write(`  measuring ${DURATION_S} s at ${CONNECTIONS} connections …\n`);
+    const result = await autocannon({ ...options, duration: DURATION_S });
+    // Let requests still queued in the server finish before it is told to stop.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    return { name, processes, result };
+  } finally {
+    await child.stop();
+    children.delete(child);
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    const step = async (what: string, fn: () => Promise<unknown>) => {
+      try {
+        await fn();
+      } catch (error) {
+        process.stderr.write(`cleanup: ${what} failed: ${String(error)}\n`);
+      }
+    };
+    for (const child of children) await step(`stopping ${child.name}`, () => child.stop());
+    await step('deleting Redis keys', async () => {
+      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
+          cursor = next;
+          if (keys.length > 0) await redis.del(...keys);
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+    });
+    if (stackStarted) {
+      await step('deleting NATS streams', async () => {
+        const logger = createLogger('bench', { level: 'warn', destination: process.stderr });
+        const bus = await connectBus({ url: NATS_URL, prefix: natsPrefix, name: 'bench-cleanup', logger });
+        try {
+          for (const key of Object.keys(STREAMS) as StreamKey[]) {
+            await bus.jsm.streams.delete(bus.subjects.streamName(key));
+          }
+        } finally {
+          await bus.close();
+        }
+      });
+    }
+    if (databaseCreated) {
+      await step('dropping the database', () =>
+        adminQuery(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`),
+      );
+    }
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: cleaning up\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+function format(measurements: Measurement[]): { table: string; failed: boolean } {
+  const rows = measurements.map(({ name, processes, result }) => ({
+    name,
+    processes,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    bad: result.non2xx + result.errors + result.timeouts,
+    detail: `non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`,
+  }));
+  const header = ['target', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'non-2xx/errors', 'layout'];
+  const body = rows.map((r) => [
+    r.name,
+    r.rps.toFixed(0),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+    String(r.ok),
+    r.bad === 0 ? '0' : r.detail,
+    r.processes,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  const lines = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)];
+
+  const minimal = rows.find((r) => r.name === 'minimal path');
+  const product = rows.find((r) => r.name === 'product');
+  if (minimal && product) {
+    const throughputRatio = product.rps / minimal.rps;
+    const p99Ratio = product.p99 / minimal.p99;
+    lines.push(
+      '',
+      `product / minimal throughput: ${(throughputRatio * 100).toFixed(1)}%  (target ≥ 50%: ${throughputRatio >= 0.5 ? 'MET' : 'NOT MET'})`,
+      `product p99 / minimal p99:    ${p99Ratio.toFixed(2)}×  (target ≤ 2×: ${p99Ratio <= 2 ? 'MET' : 'NOT MET'})`,
+    );
+  }
+  lines.push(
+    '',
+    `${CONNECTIONS} connections, ${WARMUP_S} s warm-up then ${DURATION_S} s measured per target; each target alone in its own child process, autocannon in the runner.`,
+  );
+  const failed = rows.some((r) => r.bad > 0 || r.ok === 0);
+  for (const r of rows.filter((row) => row.bad > 0 || row.ok === 0)) {
+    lines.push(`FAIL: ${r.name} answered ${r.ok} 2xx with ${r.detail}; the figures are not valid.`);
+  }
+  return { table: lines.join('\n'), failed };
+}
+
+let exitCode = 0;
+try {
+  await adminQuery(`CREATE DATABASE "${databaseName}"`);
+  databaseCreated = true;
+  process.stderr.write(`database ${databaseName}: applying identity migrations …\n`);
+  execFileSync(
+    path.join(ROOT, 'node_modules/.bin/tsx'),
+    [path.join(ROOT, 'scripts/prisma.ts'), 'migrate', 'deploy'],
+    {
+      cwd: path.join(ROOT, 'services/identity'),
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+
+  const measurements: Measurement[] = [];
+  measurements.push(await measure('bare Fastify', 'hello.ts'));
+  measurements.push(await measure('minimal path', 'minimal.ts'));
+  const profileDir = path.join(tmpdir(), `bench-profiles-${run}`);
+  if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true });
+  stackStarted = true;
+  measurements.push(
+    await measure('product', 'stack.ts', CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  );
+
+  const { table, failed } = format(measurements);
+  process.stdout.write(`\n${table}\n`);
+  if (CPU_PROFILE) process.stdout.write(`CPU profile of the product process written to ${profileDir}\n`);
+  if (failed) exitCode = 1;
+} catch (error) {
+  process.stderr.write(
+    `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  exitCode = 1;
+} finally {
+  await cleanup();
+}
+process.exit(exitCode);

@@ -1,0 +1,44 @@
+export { GraphClient } from './client.ts';
+export {
+  DEFAULT_GRAPH_API_VERSION,
+  type GraphClientConfig,
+  type GraphClientEnv,
+  graphClientConfigFromEnv,
+  graphClientEnv,
+  graphClientEnvSchema,
+  parseGraphClientEnv,
+  type RetryPolicy,
+} from './config.ts';
+export {
+  classify,
+  GraphApiError,
+  type GraphErrorKind,
+  type GraphUsage,
+  type MetaErrorObject,
+  RATE_LIMIT_CODES,
+  readUsage,
+  type TokenProblem,
+} from './errors.ts';
+export type { Platform, SendInput } from './inbox.ts';
+export type {
+  ContainerStatus,
+  Conversation,
+  DebugToken,
+  GraphComment,
+  GraphMessage,
+  InstagramMedia,
+  InstagramUser,
+  ListPage,
+  PageAccount,
+  PagePost,
+  SendResult,
+  TokenResponse,
+} from './shapes.ts';
+export { type GraphRequest, GraphTransport } from './transport.ts';
+export {
+  answerVerificationChallenge,
+  parseSignedRequest,
+  type SignedRequestPayload,
+  type VerificationAnswer,
+  verifyWebhookSignature,
+} from './webhooks.ts';

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@svc/testing';
+import pg from 'pg';
+import { api, type Stack, startStack } from './harness.ts';
+
+let stack: Stack;
+let partner: ReturnType<typeof api>;
+let workspaceId: string;
+
+beforeAll(async () => {
+  stack = await startStack({ LAST_USED_FLUSH_MS: '200' });
+  const { key } = await stack.createPartner();
+  partner = api(stack.gateway.url, key);
+  workspaceId = (await partner('POST', '/v1/workspaces', { name: 'Keys' })).body.id;
+});
+afterAll(() => stack.stop());
+
+describe('API keys', () => {
+  // Guarantee: the plain key is shown once, hashed at rest, never listed.
+  it('shows the plain key only at creation and stores only its hash', async () => {
+    const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'zapier' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), label: 'zapier', prefix: created.body.key.slice(0, 13) });
+    expect(created.body.key).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
+    const listed = await partner('GET', `/v1/workspaces/${workspaceId}/keys`);
+    expect(listed.body).toMatchObject({ page: 1, limit: 50, total: 1 });
+    expect(listed.body.data[0]).toEqual({ id: created.body.id, prefix: created.body.prefix, label: 'zapier', last_used_at: null, created: expect.any(String) });
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    const { rows } = await db.query('SELECT * FROM identity.api_keys WHERE id = $1', [created.body.id]);
+    await db.end();
+    expect(JSON.stringify(rows)).not.toContain(created.body.key);
+    expect(rows[0].hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  // Guarantee: last_used_at moves without a database write per request (flushed in batches).
+  it('records last use in batches', async () => {
+    const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'used' });
+    const workspaceKey = api(stack.gateway.url, created.body.key);
+    for (let i = 0; i < 5; i++) expect((await workspaceKey('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
+    const used = await eventually(async () => {
+      const listed = await partner('GET', `/v1/workspaces/${workspaceId}/keys?limit=200`);
+      const row = listed.body.data.find((k: { id: string }) => k.id === created.body.id);
+      return row?.last_used_at ?? undefined;
+    });
+    expect(Date.now() - Date.parse(used)).toBeLessThan(10_000);
+  });
+
+  // Guarantee: revocation takes effect at once on every gateway replica, even ones that cached the key.
+  it('stops a revoked key at once on every gateway', async () => {
+    const second = await stack.startGateway();
+    const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'rotate me' });
+    const viaFirst = api(stack.gateway.url, created.body.key);
+    const viaSecond = api(second.url, created.body.key);
+    expect((await viaFirst('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
+    expect((await viaSecond('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
+    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(204);
+    for (const client of [viaFirst, viaSecond]) {
+      const res = await client('GET', `/v1/workspaces/${workspaceId}`);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(404);
+  });
+
+  // Guarantee: a revoked key stays refused after the shared cache is lost (Postgres is the truth).
+  it('refuses a revoked key after the cache is flushed', async () => {
+    const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'flush' });
+    await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`);
+    const keys = await stack.gateway.redis.keys(`${stack.prefix}:auth:*`);
+    await stack.gateway.redis.del(...keys);
+    expect((await api(stack.gateway.url, created.body.key)('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(401);
+  });
+
+  // Guarantee: 401 for every missing, malformed or unknown credential, in the envelope.
+  it('refuses missing, malformed and unknown tokens', async () => {
+    const cases: Record<string, string>[] = [
+      {},
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+      { authorization: 'Bearer svc_live_ with spaces' },
+      { authorization: `Bearer svc_live_${'x'.repeat(40)}` },
+    ];
+    for (const headers of cases) {
+      const res = await api(stack.gateway.url)('GET', '/v1/workspaces', undefined, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+  });
+});

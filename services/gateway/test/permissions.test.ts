@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes } from '../src/app.ts';
+import type { ServiceClients } from '../src/clients.ts';
+import { api, type Stack, startStack } from './harness.ts';
+
+/**
+ * Spec section 5, transcribed independently of the gateway's own table: for every route, the
+ * expected status per caller. Callers: partner key, a workspace key of the workspace in the path,
+ * a workspace key of another workspace, an embed session, no token.
+ * Embed sessions (`sve_`) are not minted yet (a later issue): today an `sve_` token is unknown,
+ * hence 401; this column becomes 403 when they exist.
+ */
+type Caller = 'partner' | 'ownWorkspace' | 'otherWorkspace' | 'embed' | 'none';
+const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
+  'POST /v1/workspaces': row(201, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/workspaces': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/workspaces/:id': row(200, [200], [403, 'forbidden']),
+  'PATCH /v1/workspaces/:id': row(200, [200], [403, 'forbidden']),
+  'DELETE /v1/workspaces/:id': row(204, [204], [403, 'forbidden']),
+  'POST /v1/workspaces/:id/keys': row(201, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/workspaces/:id/keys': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'DELETE /v1/workspaces/:id/keys/:key_id': row(204, [403, 'forbidden'], [403, 'forbidden']),
+};
+
+function row(partner: number, own: [number, string?], other: [number, string?]): Record<Caller, [number, string?]> {
+  return { partner: [partner], ownWorkspace: own, otherWorkspace: other, embed: [401, 'unauthorized'], none: [401, 'unauthorized'] };
+}
+
+const BODIES: Record<string, unknown> = {
+  'POST /v1/workspaces': { name: 'matrix' },
+  'PATCH /v1/workspaces/:id': { name: 'renamed' },
+  'POST /v1/workspaces/:id/keys': { label: 'matrix' },
+};
+
+let stack: Stack;
+let partnerKey: string;
+
+beforeAll(async () => {
+  stack = await startStack();
+  partnerKey = (await stack.createPartner()).key;
+});
+afterAll(() => stack.stop());
+
+/** Fresh fixtures per call, so destructive routes never disturb the next row. */
+async function fixtures() {
+  const partner = api(stack.gateway.url, partnerKey);
+  const own = (await partner('POST', '/v1/workspaces', { name: 'own' })).body.id as string;
+  const other = (await partner('POST', '/v1/workspaces', { name: 'other' })).body.id as string;
+  const ownKey = (await partner('POST', `/v1/workspaces/${own}/keys`, { label: 'own' })).body;
+  const otherKey = (await partner('POST', `/v1/workspaces/${other}/keys`, { label: 'other' })).body;
+  const victim = (await partner('POST', `/v1/workspaces/${own}/keys`, { label: 'victim' })).body.id as string;
+  const tokens: Record<Caller, string | undefined> = {
+    partner: partnerKey,
+    ownWorkspace: ownKey.key,
+    otherWorkspace: otherKey.key,
+    embed: `sve_${'a'.repeat(40)}`,
+    none: undefined,
+  };
+  return { path: (url: string) => url.replace(':id', own).replace(':key_id', victim), tokens };
+}
+
+describe('permission matrix', () => {
+  const routes = allRoutes({} as ServiceClients);
+
+  // Guarantee: no route exists without a row in the expected matrix.
+  it('has an expectation for every route', () => {
+    expect(routes.map((r) => `${r.method} ${r.url}`).sort()).toEqual(Object.keys(EXPECTED).sort());
+  });
+
+  for (const route of routes) {
+    const name = `${route.method} ${route.url}`;
+    for (const caller of ['partner', 'ownWorkspace', 'otherWorkspace', 'embed', 'none'] as Caller[]) {
+      // Guarantee: the exact status and error code of spec section 5 for this route and caller.
+      it(`${name} as ${caller}`, async () => {
+        const { path, tokens } = await fixtures();
+        const expected = EXPECTED[name]?.[caller];
+        const res = await api(stack.gateway.url, tokens[caller])(route.method, path(route.url), BODIES[name]);
+        expect(res.status).toBe(expected?.[0]);
+        if (expected?.[1]) expect(res.body.error.code).toBe(expected[1]);
+      });
+    }
+  }
+});
