@@ -7,7 +7,9 @@ import path from 'node:path';
 import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
-const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies?: Record<string, string> };
+const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as {
+  dependencies?: Record<string, string>;
+};
 const ownDependencies = Object.keys(manifest.dependencies ?? {}).filter((name) => !name.startsWith('@svc/'));
 
 await build({
@@ -30,6 +32,8 @@ await build({
     },
   ],
   // Bundled CommonJS dependencies still call require().
-  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

@@ -84,7 +84,10 @@ export function addService<S extends GenService<GenServiceMethods>>(
           logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
         } catch (error) {
           const grpcError = toGrpcError(error, path, logger);
-          logger.debug({ path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) }, 'gRPC call failed');
+          logger.debug(
+            { path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) },
+            'gRPC call failed',
+          );
           callback(grpcError);
         }
       });
@@ -128,9 +131,13 @@ export function createClient<S extends GenService<GenServiceMethods>>(
   const shortName = service.name.replace(/Service$/, '').toLowerCase();
   const calls: Record<string, unknown> = { close: () => client.close() };
   for (const method of service.methods) {
-    const rpc = (client as unknown as Record<string, grpc.requestCallback<unknown> & Function>)[
-      method.localName
-    ];
+    type UnaryCall = (
+      request: unknown,
+      metadata: grpc.Metadata,
+      options: grpc.CallOptions,
+      callback: (error: grpc.ServiceError | null, response: unknown) => void,
+    ) => void;
+    const rpc = (client as unknown as Record<string, UnaryCall>)[method.localName];
     calls[method.localName] = (request: unknown, callOptions: { deadlineMs?: number } = {}) =>
       new Promise((resolve, reject) => {
         const metadata = new grpc.Metadata();

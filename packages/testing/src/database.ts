@@ -7,7 +7,9 @@ import pg from 'pg';
  */
 export const TEST_DATABASE_PREFIX = 'svc_test_';
 
-const serverUrl = new URL(process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+const serverUrl = new URL(
+  process.env.TEST_DATABASE_SERVER ?? 'postgresql://postgres@127.0.0.1:5432/postgres',
+);
 
 export function testDatabaseUrl(database: string): string {
   const url = new URL(serverUrl);
@@ -19,7 +21,9 @@ export function templateDatabase(run: string): string {
   return `${TEST_DATABASE_PREFIX}${run}_template`;
 }
 
-export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(sql: string): Promise<Row[]> {
+export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultRow>(
+  sql: string,
+): Promise<Row[]> {
   const client = new pg.Client({ connectionString: serverUrl.toString() });
   await client.connect();
   try {

@@ -17,11 +17,15 @@ export async function setup(project: TestProject): Promise<void> {
   await dropDatabases((name) => runStartedSeconds(name) < Date.now() / 1000 - 3600);
   await adminQuery(`CREATE DATABASE ${templateDatabase(run)}`);
   for (const service of servicesWithMigrations()) {
-    execFileSync(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'scripts/prisma.ts'), 'migrate', 'deploy'], {
-      cwd: path.join(root, 'services', service),
-      env: { ...process.env, DATABASE_URL: testDatabaseUrl(templateDatabase(run)) },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    execFileSync(
+      path.join(root, 'node_modules/.bin/tsx'),
+      [path.join(root, 'scripts/prisma.ts'), 'migrate', 'deploy'],
+      {
+        cwd: path.join(root, 'services', service),
+        env: { ...process.env, DATABASE_URL: testDatabaseUrl(templateDatabase(run)) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
   }
   project.provide('testRun', run);
 }
@@ -31,7 +35,9 @@ export async function teardown(): Promise<void> {
 }
 
 function servicesWithMigrations(): string[] {
-  return readdirSync(path.join(root, 'services')).filter((name) => existsSync(path.join(root, 'services', name, 'prisma/migrations')));
+  return readdirSync(path.join(root, 'services')).filter((name) =>
+    existsSync(path.join(root, 'services', name, 'prisma/migrations')),
+  );
 }
 
 function runStartedSeconds(name: string): number {
@@ -39,7 +45,9 @@ function runStartedSeconds(name: string): number {
 }
 
 async function dropDatabases(select: (name: string) => boolean): Promise<void> {
-  const rows = await adminQuery<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE '${TEST_DATABASE_PREFIX}%'`);
+  const rows = await adminQuery<{ datname: string }>(
+    `SELECT datname FROM pg_database WHERE datname LIKE '${TEST_DATABASE_PREFIX}%'`,
+  );
   for (const { datname } of rows.filter((r) => select(r.datname))) {
     await adminQuery(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   }

@@ -52,7 +52,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    if (!route || !route.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return;
+    if (!route?.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return;
     const { principal, limit } = await authenticateRequest(
       request.headers.authorization,
       limiter,

@@ -23,7 +23,15 @@ function random(seed: number) {
   return { pick: <T>(items: T[]): T => items[Math.floor(next() * items.length)] as T, next };
 }
 
-const PATHS = ['/v1/workspaces', '/v1/workspaces/WS', '/v1/workspaces/WS/keys', '/v1/workspaces/WS/keys/key_x', '/v1/workspaces/../../etc/passwd', '/v1/workspaces/ws_%00', '/v1/nowhere'];
+const PATHS = [
+  '/v1/workspaces',
+  '/v1/workspaces/WS',
+  '/v1/workspaces/WS/keys',
+  '/v1/workspaces/WS/keys/key_x',
+  '/v1/workspaces/../../etc/passwd',
+  '/v1/workspaces/ws_%00',
+  '/v1/nowhere',
+];
 const BODIES = [
   '{bad json',
   '[]',
@@ -39,8 +47,23 @@ const BODIES = [
   `{"name": "x", "pad": "${'y'.repeat(1_100_000)}"}`,
   '\u0000\u0001\u0002',
 ];
-const QUERIES = ['?limit=-1', '?limit=abc', '?page=0', '?limit=9999', '?page=1.5', '?unknown=1', '?limit=', '?external_id='];
-const CONTENT_TYPES = ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data'];
+const QUERIES = [
+  '?limit=-1',
+  '?limit=abc',
+  '?page=0',
+  '?limit=9999',
+  '?page=1.5',
+  '?unknown=1',
+  '?limit=',
+  '?external_id=',
+];
+const CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=latin1',
+  'multipart/form-data',
+];
 
 describe('bad input', () => {
   // Guarantee: no generated bad request gets a 5xx, a stack trace or a non-envelope body.
@@ -48,11 +71,15 @@ describe('bad input', () => {
     const rng = random(20261122);
     for (let i = 0; i < 300; i++) {
       const method = rng.pick(['GET', 'POST', 'PATCH', 'DELETE', 'PUT']);
-      const path = rng.pick(PATHS).replace('WS', rng.next() < 0.5 ? workspaceId : 'ws_bad') + rng.pick(QUERIES);
+      const path =
+        rng.pick(PATHS).replace('WS', rng.next() < 0.5 ? workspaceId : 'ws_bad') + rng.pick(QUERIES);
       const withBody = method !== 'GET' && method !== 'DELETE';
       const response = await fetch(`${stack.gateway.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${key}`, ...(withBody ? { 'content-type': rng.pick(CONTENT_TYPES) } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(withBody ? { 'content-type': rng.pick(CONTENT_TYPES) } : {}),
+        },
         body: withBody ? rng.pick(BODIES) : undefined,
       });
       const text = await response.text();
@@ -69,14 +96,28 @@ describe('bad input', () => {
   // Guarantee: the precise code and field for each kind of bad input.
   it('names the field at fault', async () => {
     const raw = (body: string, contentType = 'application/json') =>
-      fetch(`${stack.gateway.url}/v1/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body }).then(
-        async (r) => ({ status: r.status, body: await r.json() }),
-      );
+      fetch(`${stack.gateway.url}/v1/workspaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+        body,
+      }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error: { code: string; field?: string } },
+      }));
     expect((await raw('{bad')).body.error).toMatchObject({ code: 'validation_error', field: 'body' });
-    expect((await raw('{"name":"x"}', 'text/plain')).body.error).toMatchObject({ code: 'validation_error', field: 'Content-Type' });
+    expect((await raw('{"name":"x"}', 'text/plain')).body.error).toMatchObject({
+      code: 'validation_error',
+      field: 'Content-Type',
+    });
     expect((await raw('{"name":5}')).body.error).toMatchObject({ code: 'validation_error', field: 'name' });
-    expect((await raw('{"name":"x","extra":1}')).body.error).toMatchObject({ code: 'validation_error', field: 'extra' });
-    expect((await raw(`{"name":"${'x'.repeat(1_100_000)}"}`)).body.error).toMatchObject({ code: 'validation_error', field: 'body' });
+    expect((await raw('{"name":"x","extra":1}')).body.error).toMatchObject({
+      code: 'validation_error',
+      field: 'extra',
+    });
+    expect((await raw(`{"name":"${'x'.repeat(1_100_000)}"}`)).body.error).toMatchObject({
+      code: 'validation_error',
+      field: 'body',
+    });
     expect((await raw('{}')).body.error).toMatchObject({ code: 'validation_error', field: 'name' });
   });
 });
@@ -84,7 +125,9 @@ describe('bad input', () => {
 describe('request ids', () => {
   // Guarantee: the caller's sane X-Request-Id comes back and is on every log line of every service that worked on it.
   it('echoes a sane request id and carries it across gRPC', async () => {
-    const res = await api(stack.gateway.url, key)('GET', `/v1/workspaces/${workspaceId}`, undefined, { 'x-request-id': 'partner-trace-123' });
+    const res = await api(stack.gateway.url, key)('GET', `/v1/workspaces/${workspaceId}`, undefined, {
+      'x-request-id': 'partner-trace-123',
+    });
     expect(res.headers.get('x-request-id')).toBe('partner-trace-123');
     await new Promise((resolve) => setTimeout(resolve, 100));
     const lines = stack.logs.filter((l) => l.request_id === 'partner-trace-123');
@@ -92,7 +135,9 @@ describe('request ids', () => {
   });
 
   it('replaces an insane one', async () => {
-    const res = await api(stack.gateway.url, key)('GET', '/v1/workspaces', undefined, { 'x-request-id': 'has spaces and {braces}' });
+    const res = await api(stack.gateway.url, key)('GET', '/v1/workspaces', undefined, {
+      'x-request-id': 'has spaces and {braces}',
+    });
     expect(res.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
@@ -109,7 +154,12 @@ describe('OpenAPI', () => {
   it('describes every route with its schemas', async () => {
     const doc = (await api(stack.gateway.url)('GET', '/v1/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/v1/workspaces', '/v1/workspaces/{id}', '/v1/workspaces/{id}/keys', '/v1/workspaces/{id}/keys/{key_id}']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/workspaces',
+      '/v1/workspaces/{id}',
+      '/v1/workspaces/{id}/keys',
+      '/v1/workspaces/{id}/keys/{key_id}',
+    ]);
     const create = doc.paths['/v1/workspaces'].post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '200', 'default']));

@@ -45,7 +45,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     ...common,
     IDENTITY_GRPC_ADDRESS: '127.0.0.1:0',
   });
-  const identity = await startIdentity(identityConfig, createLogger('identity', { destination, level: common.LOG_LEVEL }));
+  const identity = await startIdentity(
+    identityConfig,
+    createLogger('identity', { destination, level: common.LOG_LEVEL }),
+  );
   const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
   const launchGateway = async (extra: Record<string, string> = {}) => {
     const gatewayEnv = { ...common, PORT: '0', IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`, ...extra };

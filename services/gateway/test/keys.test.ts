@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@svc/testing';
 import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
@@ -20,11 +20,21 @@ describe('API keys', () => {
   it('shows the plain key only at creation and stores only its hash', async () => {
     const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'zapier' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: expect.stringMatching(/^key_/), label: 'zapier', prefix: created.body.key.slice(0, 13) });
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^key_/),
+      label: 'zapier',
+      prefix: created.body.key.slice(0, 13),
+    });
     expect(created.body.key).toMatch(/^svc_live_[0-9A-Za-z]{32,}$/);
     const listed = await partner('GET', `/v1/workspaces/${workspaceId}/keys`);
     expect(listed.body).toMatchObject({ page: 1, limit: 50, total: 1 });
-    expect(listed.body.data[0]).toEqual({ id: created.body.id, prefix: created.body.prefix, label: 'zapier', last_used_at: null, created: expect.any(String) });
+    expect(listed.body.data[0]).toEqual({
+      id: created.body.id,
+      prefix: created.body.prefix,
+      label: 'zapier',
+      last_used_at: null,
+      created: expect.any(String),
+    });
     expect(JSON.stringify(listed.body)).not.toContain(created.body.key);
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -38,7 +48,8 @@ describe('API keys', () => {
   it('records last use in batches', async () => {
     const created = await partner('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'used' });
     const workspaceKey = api(stack.gateway.url, created.body.key);
-    for (let i = 0; i < 5; i++) expect((await workspaceKey('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await workspaceKey('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
     const used = await eventually(async () => {
       const listed = await partner('GET', `/v1/workspaces/${workspaceId}/keys?limit=200`);
       const row = listed.body.data.find((k: { id: string }) => k.id === created.body.id);
@@ -55,13 +66,17 @@ describe('API keys', () => {
     const viaSecond = api(second.url, created.body.key);
     expect((await viaFirst('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
     expect((await viaSecond('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(200);
-    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(204);
+    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(
+      204,
+    );
     for (const client of [viaFirst, viaSecond]) {
       const res = await client('GET', `/v1/workspaces/${workspaceId}`);
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('unauthorized');
     }
-    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(404);
+    expect((await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`)).status).toBe(
+      404,
+    );
   });
 
   // Guarantee: a revoked key stays refused after the shared cache is lost (Postgres is the truth).
@@ -70,7 +85,9 @@ describe('API keys', () => {
     await partner('DELETE', `/v1/workspaces/${workspaceId}/keys/${created.body.id}`);
     const keys = await stack.gateway.redis.keys(`${stack.prefix}:auth:*`);
     await stack.gateway.redis.del(...keys);
-    expect((await api(stack.gateway.url, created.body.key)('GET', `/v1/workspaces/${workspaceId}`)).status).toBe(401);
+    expect(
+      (await api(stack.gateway.url, created.body.key)('GET', `/v1/workspaces/${workspaceId}`)).status,
+    ).toBe(401);
   });
 
   // Guarantee: 401 for every missing, malformed or unknown credential, in the envelope.

@@ -22,8 +22,18 @@ const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
   'DELETE /v1/workspaces/:id/keys/:key_id': row(204, [403, 'forbidden'], [403, 'forbidden']),
 };
 
-function row(partner: number, own: [number, string?], other: [number, string?]): Record<Caller, [number, string?]> {
-  return { partner: [partner], ownWorkspace: own, otherWorkspace: other, embed: [401, 'unauthorized'], none: [401, 'unauthorized'] };
+function row(
+  partner: number,
+  own: [number, string?],
+  other: [number, string?],
+): Record<Caller, [number, string?]> {
+  return {
+    partner: [partner],
+    ownWorkspace: own,
+    otherWorkspace: other,
+    embed: [401, 'unauthorized'],
+    none: [401, 'unauthorized'],
+  };
 }
 
 const BODIES: Record<string, unknown> = {

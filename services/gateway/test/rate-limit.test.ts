@@ -13,8 +13,16 @@ afterAll(() => stack.stop());
 async function setLimit(partnerKey: string, perMinute: number) {
   const { setPartnerLimit } = await import('@svc/identity/admin');
   const { AuthCache } = await import('@svc/auth-cache');
-  const partner = await stack.identity.prisma.apiKey.findFirstOrThrow({ where: { prefix: partnerKey.slice(0, 13) }, include: { partner: true } });
-  await setPartnerLimit(stack.identity.prisma, new AuthCache(stack.gateway.redis, `${stack.prefix}:`), partner.partner.slug, perMinute);
+  const partner = await stack.identity.prisma.apiKey.findFirstOrThrow({
+    where: { prefix: partnerKey.slice(0, 13) },
+    include: { partner: true },
+  });
+  await setPartnerLimit(
+    stack.identity.prisma,
+    new AuthCache(stack.gateway.redis, `${stack.prefix}:`),
+    partner.partner.slug,
+    perMinute,
+  );
 }
 
 /** Waits, if needed, so a burst does not straddle two fixed buckets of the sliding window. */
@@ -77,7 +85,9 @@ describe('rate limits', () => {
     const viaSecond = api(second.url, key);
     await awayFromWindowEdge(stack.gateway.redis, 60_000, 5_000);
     const workspace = await viaFirst('POST', '/v1/workspaces', { name: 'shared' });
-    const workspaceKey = await viaSecond('POST', `/v1/workspaces/${workspace.body.id}/keys`, { label: 'own budget' });
+    const workspaceKey = await viaSecond('POST', `/v1/workspaces/${workspace.body.id}/keys`, {
+      label: 'own budget',
+    });
     for (let i = 0; i < 2; i++) expect((await viaFirst('GET', '/v1/workspaces')).status).toBe(200);
     for (let i = 0; i < 2; i++) expect((await viaSecond('GET', '/v1/workspaces')).status).toBe(200);
     expect((await viaFirst('GET', '/v1/workspaces')).status).toBe(429);
@@ -93,7 +103,11 @@ describe('Redis outage', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     outage = await startStack({ REDIS_URL: `redis://127.0.0.1:${port}` });
   });
@@ -113,7 +127,10 @@ describe('Redis outage', () => {
     const started = Date.now();
     const res = await call('GET', '/v1/workspaces');
     expect(res.status).toBe(503);
-    expect(res.body.error).toEqual({ code: 'service_unavailable', message: expect.stringContaining('Redis') });
+    expect(res.body.error).toEqual({
+      code: 'service_unavailable',
+      message: expect.stringContaining('Redis'),
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 });

@@ -7,6 +7,7 @@ import type {
   Workspace,
 } from '@svc/contracts';
 import { errors } from '@svc/errors';
+import type pg from 'pg';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import type { Db } from './db.ts';
 import type { ApiKey, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
@@ -16,6 +17,7 @@ import {
   deleteWorkspace,
   getWorkspace,
   listWorkspaces,
+  readWorkspace,
   updateWorkspace,
 } from './workspaces.ts';
 
@@ -56,6 +58,7 @@ function parseSettings(json: string): Record<string, unknown> {
 
 export function identityHandlers(
   db: Db,
+  pool: pg.Pool,
   cache: AuthCache,
   relay: OutboxRelay,
 ): ServiceImplementation<typeof IdentityService> {
@@ -86,7 +89,7 @@ export function identityHandlers(
       return { workspaces: workspaces.map(toWorkspaceMessage), total };
     },
     async getWorkspace(req) {
-      return { workspace: toWorkspaceMessage(await getWorkspace(db, req.partnerId, req.workspaceId)) };
+      return { workspace: toWorkspaceMessage(await readWorkspace(pool, req.partnerId, req.workspaceId)) };
     },
     async updateWorkspace(req) {
       const workspace = await updateWorkspace(db, req.partnerId, req.workspaceId, {

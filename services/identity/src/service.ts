@@ -25,7 +25,7 @@ export async function startIdentity(config: IdentityConfig, logger: Logger) {
   relay.start();
 
   const server = new grpc.Server();
-  addService(server, IdentityService, identityHandlers(prisma, cache, relay), logger);
+  addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay), logger);
   const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
 
   const jobs = [

@@ -15,14 +15,12 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(serviceError.httpStatus).send({ error: serviceError.toBody() });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .send({
-        error: new ServiceError(
-          'not_found',
-          `no route ${request.method} ${request.url.split('?')[0]}`,
-        ).toBody(),
-      }),
+    reply.code(404).send({
+      error: new ServiceError(
+        'not_found',
+        `no route ${request.method} ${request.url.split('?')[0]}`,
+      ).toBody(),
+    }),
   );
 }
 

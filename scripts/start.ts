@@ -1,0 +1,81 @@
+// `pnpm start`: checks PostgreSQL, Redis and NATS, builds, migrates, and runs every service in
+// development mode, wired to each other and to the graph-sandbox. Ctrl-C stops them all.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { checkInfrastructure } from './lib/infrastructure.ts';
+import { migrateAll } from './migrate.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+const port = process.env.PORT ?? '8080';
+const sandboxPort = process.env.GRAPH_SANDBOX_PORT ?? '8090';
+const gatewayUrl = `http://127.0.0.1:${port}`;
+
+// One place wires the services together (development defaults; production sets each explicitly).
+const env: NodeJS.ProcessEnv = {
+  APP_ENV: 'development',
+  IDENTITY_GRPC_ADDRESS: '127.0.0.1:50051',
+  IDENTITY_GRPC_URL: '127.0.0.1:50051',
+  GRAPH_SANDBOX_PORT: sandboxPort,
+  GRAPH_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
+  FACEBOOK_DIALOG_URL: `http://127.0.0.1:${sandboxPort}`,
+  SANDBOX_WEBHOOK_URL: `${gatewayUrl}/webhooks/meta`,
+  SANDBOX_DEAUTHORIZE_URL: `${gatewayUrl}/webhooks/meta/deauthorize`,
+  ...process.env,
+  PORT: port,
+};
+
+const SERVICES = ['identity', 'graph-sandbox', 'gateway'];
+
+async function main(): Promise<void> {
+  console.log(
+    'Starting in DEVELOPMENT mode (built-in secrets, loopback webhooks allowed). Never use this in production.',
+  );
+  if (!(await checkInfrastructure(env))) process.exit(1);
+  const build = spawnSync(
+    path.join(root, 'node_modules/.bin/turbo'),
+    ['run', 'build', '--output-logs=errors-only'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  await migrateAll();
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children.values()) child.kill('SIGTERM');
+    setTimeout(() => process.exit(code), 3_000).unref();
+    Promise.all([...children.values()].map((c) => new Promise((r) => c.once('exit', r)))).then(() =>
+      process.exit(code),
+    );
+  };
+  for (const service of SERVICES) {
+    const entry = path.join(root, 'services', service, 'dist/main.js');
+    if (!existsSync(entry)) continue;
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+      cwd: root,
+      env,
+      stdio: 'inherit',
+    });
+    children.set(service, child);
+    child.once('exit', (code) => {
+      if (!stopping) {
+        console.error(`✗ ${service} exited (code ${code}); stopping everything.`);
+        stopAll(1);
+      }
+    });
+  }
+  console.log(
+    `Gateway: ${gatewayUrl}  ·  API docs: ${gatewayUrl}/v1/docs  ·  graph-sandbox: http://127.0.0.1:${sandboxPort}`,
+  );
+  console.log('Get a partner key: pnpm --silent admin partners create --slug my-company');
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+}
+
+main().catch((error: unknown) => {
+  console.error(`✗ start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
