@@ -31,8 +31,12 @@ export function newId<K extends IdKind>(kind: K, now: number = Date.now()): Id<K
 }
 
 /** True when `value` looks like an id of that kind; used to refuse bad ids before any lookup. */
+const ID_PATTERNS = Object.fromEntries(
+  Object.entries(ID_PREFIXES).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_[0-9A-Za-z]{25}$`)]),
+) as Record<IdKind, RegExp>;
+
 export function isId<K extends IdKind>(kind: K, value: unknown): value is Id<K> {
-  return typeof value === 'string' && new RegExp(`^${ID_PREFIXES[kind]}_[0-9A-Za-z]{25}$`).test(value);
+  return typeof value === 'string' && ID_PATTERNS[kind].test(value);
 }
 
 function encodeTime(ms: number): string {

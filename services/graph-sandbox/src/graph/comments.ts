@@ -9,15 +9,7 @@ import type { Comment, Platform } from '../store.ts';
 import type { World } from '../world.ts';
 import { record } from './send.ts';
 
-export interface NewComment {
-  platform: Platform;
-  accountId: string;
-  objectId: string;
-  parentId: string | null;
-  fromId: string;
-  fromName: string;
-  text: string;
-}
+export type NewComment = Omit<Comment, 'id' | 'createdAt' | 'privateReplyAt' | 'hidden'>;
 
 /** Stores a comment and sends Meta's webhook for it, for the account's own comments too (facts §5.6, §5.8). */
 export async function addComment(world: World, input: NewComment) {
