@@ -106,3 +106,40 @@ describe('API keys', () => {
     }
   });
 });
+
+describe('request logs', () => {
+  // Guarantee: each /v1 request is logged with key id, route, status and timing (never a body),
+  // without a database write on the request path, and purged after the retention.
+  it('stores request logs in batches and purges old ones', async () => {
+    const requestId = 'log-check-1';
+    await partner('POST', '/v1/workspaces', { name: 'logged-body-marker' }, { 'x-request-id': requestId });
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const row = await eventually(async () => {
+        const { rows } = await db.query('SELECT * FROM identity.request_logs WHERE request_id = $1', [
+          requestId,
+        ]);
+        return rows[0];
+      });
+      expect(row).toMatchObject({
+        method: 'POST',
+        route: '/v1/workspaces',
+        status: 201,
+        key_id: expect.stringMatching(/^key_/),
+      });
+      expect(JSON.stringify(row)).not.toContain('logged-body-marker');
+      await db.query(
+        `UPDATE identity.request_logs SET created_at = now() - interval '8 days' WHERE request_id = $1`,
+        [requestId],
+      );
+      const { purgeRequestLogs } = await import('@svc/identity/request-logs');
+      expect(await purgeRequestLogs(stack.identity.prisma, 7)).toBeGreaterThanOrEqual(1);
+      expect(
+        (await db.query('SELECT 1 FROM identity.request_logs WHERE request_id = $1', [requestId])).rowCount,
+      ).toBe(0);
+    } finally {
+      await db.end();
+    }
+  });
+});

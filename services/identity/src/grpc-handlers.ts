@@ -125,7 +125,7 @@ export function identityHandlers(
       return {};
     },
     async recordRequests(req) {
-      await recordRequests(db, req.entries);
+      await recordRequests(pool, req.entries);
       return {};
     },
   };
