@@ -29,7 +29,7 @@ const common = {
 const log = (service: string) =>
   createLogger(service, { level: common.LOG_LEVEL, destination: process.stderr });
 
-const identityEnv = { ...common, IDENTITY_GRPC_ADDRESS: '127.0.0.1:0' };
+const identityEnv = { ...common, IDENTITY_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0' };
 const identity = await startIdentity(
   parseConfig(identityConfigSchema(identityEnv), identityEnv),
   log('identity'),

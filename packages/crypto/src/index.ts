@@ -5,5 +5,5 @@ export {
   hashToken,
   keyDisplayPrefix,
 } from './api-keys.ts';
-export { Keyring, parseKeyring } from './keyring.ts';
+export { DEVELOPMENT_KEYRING, envKeyring, Keyring, parseKeyring } from './keyring.ts';
 export { hmacSha256Hex, randomBase62, safeEqual, sha256Hex } from './primitives.ts';

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type AppEnv, envSecret, z } from '@svc/config';
 
 /**
  * AES-256-GCM with a key id in every ciphertext, so keys can rotate: new data is sealed with the
@@ -67,4 +68,26 @@ export function parseKeyring(text: string): Keyring {
 
 function b64(buffer: Buffer): string {
   return buffer.toString('base64url');
+}
+
+/**
+ * The development keyring (`pnpm start`, tests). Production must set `ENCRYPTION_KEYS`; a service
+ * refuses to start without it (see `envKeyring`).
+ */
+export const DEVELOPMENT_KEYRING = `dev1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+/**
+ * The `ENCRYPTION_KEYS` variable of every service that seals secrets (tokens, webhook secrets):
+ * `kid:<base64 32 bytes>,...`, first key current. Checked at start, so a bad value stops the
+ * service with one line naming the variable; the development default exists only in development.
+ */
+export function envKeyring(mode: AppEnv) {
+  return envSecret(mode, DEVELOPMENT_KEYRING).transform((text, ctx) => {
+    try {
+      return parseKeyring(text);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 }

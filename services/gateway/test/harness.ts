@@ -44,6 +44,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const identityConfig = parseConfig(identityConfigSchema(common), {
     ...common,
     IDENTITY_GRPC_ADDRESS: '127.0.0.1:0',
+    OPS_PORT: '0',
   });
   const identity = await startIdentity(
     identityConfig,

@@ -2,6 +2,7 @@ import { AuthCache } from '@svc/auth-cache';
 import { connectBus, OutboxRelay } from '@svc/bus';
 import { addService, grpc, IdentityService, startGrpcServer } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
+import { startOpsServer } from '@svc/ops';
 import { Redis } from 'ioredis';
 import { flushLastUsed } from './api-keys.ts';
 import type { IdentityConfig } from './config.ts';
@@ -39,12 +40,24 @@ export async function startIdentity(config: IdentityConfig, logger: Logger) {
     every(3_600_000, () => relay.purgePublished(), 'purge published outbox rows', logger),
   ];
   logger.info({ port }, 'identity gRPC server listening');
+  const ops = await startOpsServer({
+    service: 'identity',
+    port: config.OPS_PORT,
+    logger,
+    checks: {
+      database: () => pool.query('SELECT 1'),
+      nats: () => bus.nc.flush(),
+      redis: () => redis.ping(),
+    },
+  });
 
   return {
     port,
     prisma,
+    opsPort: ops.port,
     async stop() {
       for (const job of jobs) clearInterval(job);
+      await ops.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await relay.stop();
       await flushLastUsed(prisma, cache).catch(() => {});
