@@ -11,6 +11,11 @@ export const STREAMS = {
   events: { name: 'EVENTS', subjects: ['account.>', 'post.>', 'message.>', 'comment.>'] },
   /** Internal signals between services, never delivered to partners. */
   internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>'] },
+  /**
+   * What network providers send us, as received: the gateway verifies the signature and puts the
+   * raw payload here; inbox (messages, comments) and accounts (permissions) consume it.
+   */
+  provider: { name: 'PROVIDER', subjects: ['provider.>'] },
 } as const;
 
 export type StreamKey = keyof typeof STREAMS;
@@ -18,6 +23,8 @@ export type StreamKey = keyof typeof STREAMS;
 /** Internal signal subjects. */
 export const SIGNALS = {
   workspaceDeleted: 'workspace.deleted',
+  /** A verified Meta webhook POST: `{ received_at, body }` with `body` the raw JSON text. */
+  metaWebhook: 'provider.meta.webhook',
 } as const;
 
 export class Subjects {

@@ -31,7 +31,9 @@ export async function runConsumer(
     deliver_policy: DeliverPolicy.All,
     ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
     max_deliver: options.maxDeliver ?? -1,
-    filter_subjects: options.types?.map((t) => bus.subjects.subject(t)),
+    // One type uses `filter_subject`, which every JetStream server knows; several need a
+    // server of version 2.10 or later (`filter_subjects`).
+    ...filterFor(options.types?.map((t) => bus.subjects.subject(t))),
   };
   try {
     await bus.jsm.consumers.info(stream, durable);
@@ -61,4 +63,9 @@ export async function runConsumer(
       await done;
     },
   };
+}
+
+function filterFor(subjects: string[] | undefined): { filter_subject?: string; filter_subjects?: string[] } {
+  if (!subjects || subjects.length === 0) return {};
+  return subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects };
 }

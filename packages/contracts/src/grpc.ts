@@ -23,11 +23,22 @@ import { currentRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, withReq
 type Methods<S> = S extends GenService<infer M> ? M : never;
 type UnaryMethod = { methodKind: 'unary'; input: DescMessage; output: DescMessage };
 
+/** What a handler may know about the call besides its request: the metadata (caller credential). */
+export interface CallContext {
+  metadata: grpc.Metadata;
+}
+
 export type ServiceImplementation<S extends GenService<GenServiceMethods>> = {
   [K in keyof Methods<S>]: Methods<S>[K] extends UnaryMethod
-    ? (request: MessageShape<Methods<S>[K]['input']>) => Promise<MessageInitShape<Methods<S>[K]['output']>>
+    ? (
+        request: MessageShape<Methods<S>[K]['input']>,
+        context: CallContext,
+      ) => Promise<MessageInitShape<Methods<S>[K]['output']>>
     : never;
 };
+
+/** Metadata key of a calling service's credential (`createClient`'s `credential` option). */
+export const CALLER_CREDENTIAL_METADATA = 'svc-caller-credential';
 
 export type ServiceClient<S extends GenService<GenServiceMethods>> = {
   [K in keyof Methods<S>]: Methods<S>[K] extends UnaryMethod
@@ -69,7 +80,9 @@ export function addService<S extends GenService<GenServiceMethods>>(
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
-    const impl = (implementation as Record<string, (request: unknown) => Promise<unknown>>)[method.localName];
+    const impl = (
+      implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>
+    )[method.localName];
     if (!impl) throw new Error(`${service.typeName}.${method.name} has no implementation`);
     handlers[method.localName] = (
       call: grpc.ServerUnaryCall<unknown, unknown>,
@@ -80,7 +93,7 @@ export function addService<S extends GenService<GenServiceMethods>>(
       const started = performance.now();
       withRequestId(requestId, async () => {
         try {
-          callback(null, await impl.call(implementation, call.request));
+          callback(null, await impl.call(implementation, call.request, { metadata: call.metadata }));
           logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
         } catch (error) {
           const grpcError = toGrpcError(error, path, logger);
@@ -122,7 +135,7 @@ function fromGrpcError(error: grpc.ServiceError, serviceName: string): ServiceEr
 export function createClient<S extends GenService<GenServiceMethods>>(
   service: S,
   address: string,
-  options: { defaultDeadlineMs?: number } = {},
+  options: { defaultDeadlineMs?: number; credential?: string } = {},
 ): ServiceClient<S> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
@@ -142,6 +155,7 @@ export function createClient<S extends GenService<GenServiceMethods>>(
       new Promise((resolve, reject) => {
         const metadata = new grpc.Metadata();
         metadata.set(REQUEST_ID_HEADER, currentRequestId() ?? newRequestId());
+        if (options.credential) metadata.set(CALLER_CREDENTIAL_METADATA, options.credential);
         const deadline =
           Date.now() + (callOptions.deadlineMs ?? options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS);
         rpc?.call(

@@ -14,6 +14,7 @@ export {
   GraphApiError,
   type GraphErrorKind,
   type GraphUsage,
+  isTokenProblem,
   type MetaErrorObject,
   RATE_LIMIT_CODES,
   readUsage,

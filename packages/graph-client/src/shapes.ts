@@ -68,6 +68,7 @@ export const pageAccount = z.looseObject({
   access_token: z.string().optional(),
   category: z.string().optional(),
   tasks: z.array(z.string()).optional(),
+  picture: z.looseObject({ data: z.looseObject({ url: z.string().optional() }) }).optional(),
   instagram_business_account: igRef.optional(),
 });
 export type PageAccount = z.infer<typeof pageAccount>;

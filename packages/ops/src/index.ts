@@ -87,3 +87,13 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 export { Counter, Histogram, Registry };
+
+/**
+ * A periodic job of one replica. The job itself must be safe with N replicas (idempotent, or
+ * claiming rows with SKIP LOCKED); a failure is logged and the next tick tries again.
+ */
+export function every(ms: number, job: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
+  const timer = setInterval(() => job().catch((err: unknown) => logger.warn({ err }, `${name} failed`)), ms);
+  timer.unref();
+  return timer;
+}

@@ -1,3 +1,4 @@
+import type { Bus } from '@svc/bus';
 import { enterRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, saneRequestId } from '@svc/logging';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { authenticateRequest, rateLimitedError, retryAfterSeconds } from './auth/authenticate.ts';
@@ -5,10 +6,13 @@ import type { Limiter, LimitResult } from './auth/limiter.ts';
 import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
+import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
 import { installErrorHandling } from './http/errors.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
+import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
+import { accountRoutes } from './routes/accounts.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 
@@ -24,11 +28,16 @@ export interface GatewayDeps {
   limiter: Limiter;
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
+  bus: Bus;
 }
 
 /** Every public route, in one list: it registers handlers and generates the OpenAPI document. */
 export function allRoutes(clients: ServiceClients): AnyRoute[] {
-  return [...workspaceRoutes(clients.identity), ...keyRoutes(clients.identity)];
+  return [
+    ...workspaceRoutes(clients.identity),
+    ...keyRoutes(clients.identity),
+    ...accountRoutes(clients.accounts),
+  ];
 }
 
 const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
@@ -43,6 +52,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     genReqId: (req) => saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newRequestId(),
     routerOptions: { ignoreTrailingSlash: true },
+    // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For.
+    trustProxy: config.TRUST_PROXY,
   });
   installErrorHandling(app);
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
@@ -52,7 +63,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    if (!route?.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return;
+    if (!isAuthenticatedRoute(route)) return;
     const { principal, limit } = await authenticateRequest(
       request.headers.authorization,
       limiter,
@@ -80,7 +91,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
       },
       'request',
     );
-    if (route.startsWith('/v1/') && !PUBLIC_PATHS.has(route)) {
+    if (isAuthenticatedRoute(route)) {
       requestLog.add({
         keyId,
         method: request.method,
@@ -101,7 +112,27 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
   );
   app.get('/healthz', async () => ({ status: 'ok' }));
+  const connectDeps = {
+    accounts: clients.accounts,
+    limiter,
+    limitPerMinute: config.UNAUTHENTICATED_LIMIT_PER_MINUTE,
+  };
+  for (const prefix of CONNECT_PREFIXES) app.register(connectRoutes(connectDeps), { prefix });
+  app.register(
+    metaWebhookRoutes({
+      bus: deps.bus,
+      accounts: clients.accounts,
+      appSecret: config.META_APP_SECRET,
+      verifyToken: config.META_VERIFY_TOKEN,
+    }),
+  );
   return app;
+}
+
+/** `/v1` routes carry an API key, except the docs and the hosted connect pages. */
+function isAuthenticatedRoute(route: string | undefined): route is string {
+  if (!route?.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return false;
+  return !CONNECT_PREFIXES.some((prefix) => route.startsWith(`${prefix}/`));
 }
 
 function setRateLimitHeaders(

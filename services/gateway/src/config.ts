@@ -1,15 +1,23 @@
-import { appEnv, baseConfigSchema, envInt, loadConfig, z } from '@svc/config';
+import { appEnv, baseConfigSchema, envBoolean, envInt, envSecret, loadConfig, z } from '@svc/config';
 
 export function gatewayConfigSchema(env = process.env) {
-  return baseConfigSchema(appEnv(env)).extend({
+  const mode = appEnv(env);
+  return baseConfigSchema(mode).extend({
     PORT: envInt(8080, { min: 0, max: 65535 }),
     HOST: z.string().default('127.0.0.1'),
     IDENTITY_GRPC_URL: z.string().default('127.0.0.1:50051'),
+    ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
+    // Meta's webhook signatures (X-Hub-Signature-256) are keyed with the app secret; the verify
+    // token answers the subscription handshake. Development defaults match the graph-sandbox.
+    META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),
+    META_VERIFY_TOKEN: envSecret(mode, 'sandbox-verify-token'),
     REDIS_PREFIX: z.string().default(''),
     RATE_LIMIT_WINDOW_MS: envInt(60_000, { min: 100 }),
     UNAUTHENTICATED_LIMIT_PER_MINUTE: envInt(60, { min: 1 }),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
+    // Set when a proxy in front of the gateway sets X-Forwarded-For (per-IP limits use it).
+    TRUST_PROXY: envBoolean(false),
   });
 }
 

@@ -1,3 +1,4 @@
+import { connectBus } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
@@ -18,15 +19,18 @@ export async function startGateway(config: GatewayConfig, logger: Logger) {
   await new Promise<void>((resolve) =>
     redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve()),
   );
-  const clients = connectClients({ identity: config.IDENTITY_GRPC_URL });
+  const clients = connectClients({ identity: config.IDENTITY_GRPC_URL, accounts: config.ACCOUNTS_GRPC_URL });
+  const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger });
   const requestLog = new RequestLogBuffer(clients.identity, logger);
   const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
-  const app = buildGateway({ config, logger, limiter, clients, requestLog });
+  const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
   app.get('/readyz', async (_request, reply) => {
     const redisReady = redis.status === 'ready';
+    const natsReady = !bus.nc.isClosed();
+    const ready = redisReady && natsReady;
     return reply
-      .code(redisReady ? 200 : 503)
-      .send({ status: redisReady ? 'ok' : 'unavailable', redis: redis.status });
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ok' : 'unavailable', redis: redis.status, nats: natsReady ? 'ok' : 'closed' });
   });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   logger.info({ address }, 'gateway listening');
@@ -38,6 +42,7 @@ export async function startGateway(config: GatewayConfig, logger: Logger) {
       await app.close();
       await requestLog.close();
       clients.close();
+      await bus.close();
       redis.disconnect();
     },
   };

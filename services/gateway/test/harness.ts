@@ -1,5 +1,9 @@
+import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
+import { accountsConfigSchema } from '@svc/accounts/config';
+import { startAccounts } from '@svc/accounts/service';
 import { parseConfig } from '@svc/config';
+import { type RunningSandbox, sandboxConfig, startSandbox } from '@svc/graph-sandbox';
 import { identityConfigSchema } from '@svc/identity/config';
 import { startIdentity } from '@svc/identity/service';
 import { createLogger } from '@svc/logging';
@@ -17,7 +21,11 @@ export interface Stack {
   prefix: string;
   logs: Record<string, unknown>[];
   identity: Awaited<ReturnType<typeof startIdentity>>;
+  accounts: Awaited<ReturnType<typeof startAccounts>>;
+  sandbox: RunningSandbox;
   gateway: Awaited<ReturnType<typeof startGateway>>;
+  /** The graph-sandbox's control API (`/__sandbox/...`), JSON in and out. */
+  sandboxControl<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   startGateway(env?: Record<string, string>): Promise<Awaited<ReturnType<typeof startGateway>>>;
   createPartner(slug?: string): Promise<{ partnerId: string; key: string }>;
   stop(): Promise<void>;
@@ -50,9 +58,43 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     identityConfig,
     createLogger('identity', { destination, level: common.LOG_LEVEL }),
   );
+  // The gateway's address is known up front: accounts builds connect URLs and the OAuth redirect
+  // URI from it, and the sandbox sends webhooks and deauthorize callbacks to it.
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const sandbox = await startSandbox(
+    sandboxConfig({
+      port: 0,
+      webhookUrl: `${gatewayUrl}/webhooks/meta`,
+      deauthorizeUrl: `${gatewayUrl}/webhooks/meta/deauthorize`,
+      containerProcessingMs: 0,
+      webhookRetries: 0,
+      logLevel: 'silent',
+    }),
+  );
+  const accountsEnv = {
+    ...common,
+    ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:0',
+    OPS_PORT: '0',
+    IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`,
+    GRAPH_API_BASE_URL: sandbox.url,
+    FACEBOOK_DIALOG_URL: sandbox.url,
+    GRAPH_API_RETRY_BASE_MS: '10',
+    PUBLIC_BASE_URL: gatewayUrl,
+  };
+  const accounts = await startAccounts(
+    parseConfig(accountsConfigSchema(accountsEnv), accountsEnv),
+    createLogger('accounts', { destination, level: common.LOG_LEVEL }),
+  );
   const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
   const launchGateway = async (extra: Record<string, string> = {}) => {
-    const gatewayEnv = { ...common, PORT: '0', IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`, ...extra };
+    const gatewayEnv = {
+      ...common,
+      PORT: gateways.length === 0 ? String(gatewayPort) : '0',
+      IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`,
+      ACCOUNTS_GRPC_URL: `127.0.0.1:${accounts.port}`,
+      ...extra,
+    };
     const gateway = await startGateway(
       parseConfig(gatewayConfigSchema(gatewayEnv), gatewayEnv),
       createLogger('gateway', { destination, level: common.LOG_LEVEL }),
@@ -66,8 +108,18 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     prefix,
     logs,
     identity,
+    accounts,
+    sandbox,
     gateway,
     startGateway: launchGateway,
+    async sandboxControl<T>(method: string, path: string, body?: unknown) {
+      const response = await fetch(`${sandbox.url}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return (await response.json()) as T;
+    },
     async createPartner(slug = uniquePrefix('p')) {
       const { createPartner } = await import('@svc/identity/admin');
       const result = await createPartner(identity.prisma, slug);
@@ -75,6 +127,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
     async stop() {
       for (const g of gateways) await g.stop();
+      await accounts.stop();
+      await sandbox.close();
       await identity.stop();
     },
   };
@@ -95,4 +149,14 @@ export function api(baseUrl: string, key?: string) {
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   };
+}
+
+/** A port nobody listens on right now (the OS picks it), for a service whose URL must be known first. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }

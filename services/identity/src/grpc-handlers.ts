@@ -15,6 +15,7 @@ import { recordRequests } from './request-logs.ts';
 import {
   createWorkspace,
   deleteWorkspace,
+  describeWorkspace,
   getWorkspace,
   listWorkspaces,
   readWorkspace,
@@ -90,6 +91,10 @@ export function identityHandlers(
     },
     async getWorkspace(req) {
       return { workspace: toWorkspaceMessage(await readWorkspace(pool, req.partnerId, req.workspaceId)) };
+    },
+    async describeWorkspace(req) {
+      const { workspace, partnerSlug } = await describeWorkspace(db, req.workspaceId);
+      return { workspace: toWorkspaceMessage(workspace), partnerSlug };
     },
     async updateWorkspace(req) {
       const workspace = await updateWorkspace(db, req.partnerId, req.workspaceId, {

@@ -2,7 +2,7 @@ import { AuthCache } from '@svc/auth-cache';
 import { connectBus, OutboxRelay } from '@svc/bus';
 import { addService, grpc, IdentityService, startGrpcServer } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
-import { startOpsServer } from '@svc/ops';
+import { every, startOpsServer } from '@svc/ops';
 import { Redis } from 'ioredis';
 import { flushLastUsed } from './api-keys.ts';
 import type { IdentityConfig } from './config.ts';
@@ -67,10 +67,4 @@ export async function startIdentity(config: IdentityConfig, logger: Logger) {
       await pool.end();
     },
   };
-}
-
-function every(ms: number, job: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
-  const timer = setInterval(() => job().catch((err: unknown) => logger.warn({ err }, `${name} failed`)), ms);
-  timer.unref();
-  return timer;
 }

@@ -93,6 +93,19 @@ export async function getWorkspace(db: Db, partnerId: string, workspaceId: strin
   return found(await db.workspace.findFirst({ where: { ...live(partnerId), id: workspaceId } }), 'workspace');
 }
 
+/** A live workspace and its partner's slug, for services that build event envelopes. */
+export async function describeWorkspace(
+  db: Db,
+  workspaceId: string,
+): Promise<{ workspace: WorkspaceRow; partnerSlug: string }> {
+  const row = found(
+    await db.workspace.findFirst({ where: { id: workspaceId, deletedAt: null }, include: { partner: true } }),
+    'workspace',
+  );
+  const { partner, ...workspace } = row;
+  return { workspace, partnerSlug: partner.slug };
+}
+
 /**
  * The hottest read of the API (every GET /v1/workspaces/:id), served by a named prepared statement
  * on the pool instead of Prisma: Prisma compiles each query anew, which cost most of this path's CPU.

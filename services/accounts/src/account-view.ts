@@ -1,0 +1,51 @@
+import type { Account as AccountMessage } from '@svc/contracts';
+import type { Account as AccountRow } from './generated/prisma/client.ts';
+
+type AccountInit = Omit<AccountMessage, '$typeName' | '$unknown'>;
+
+/** The public account record (spec 2.2) as the gRPC message; the token never leaves this service. */
+export function toAccountMessage(row: AccountRow): AccountInit {
+  return {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    network: row.network,
+    platformId: row.platformId,
+    username: row.username,
+    displayName: row.displayName,
+    avatarUrl: row.avatarUrl,
+    pageId: row.pageId,
+    status: row.status,
+    lastError: row.lastError ?? undefined,
+    scopes: row.scopes,
+    tokenExpiresAt: row.tokenExpiresAt?.toISOString() ?? '',
+    connectedAt: row.connectedAt.toISOString(),
+  };
+}
+
+/**
+ * The same record as JSON, exactly as `GET /v1/accounts/:id` shows it: what `data.account` of an
+ * account event carries. The gateway's view of the gRPC message must produce the same object (a
+ * test compares them).
+ */
+export function accountJson(row: AccountRow) {
+  return {
+    id: row.id,
+    workspace: row.workspaceId,
+    network: row.network,
+    platform_id: row.platformId,
+    username: row.username,
+    display_name: row.displayName,
+    avatar_url: row.avatarUrl,
+    page_id: row.pageId,
+    status: row.status,
+    last_error: row.lastError,
+    scopes: row.scopes,
+    token_expires_at: row.tokenExpiresAt?.toISOString() ?? null,
+    connected_at: row.connectedAt.toISOString(),
+  };
+}
+
+/** The record of an account that is being removed: no token, no scopes, status `disconnected`. */
+export function disconnectedSnapshot(row: AccountRow): AccountRow {
+  return { ...row, status: 'disconnected', lastError: null, scopes: [], token: null, tokenExpiresAt: null };
+}

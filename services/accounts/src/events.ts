@@ -1,0 +1,58 @@
+import { type EventEnvelope, makeEvent, outboxRowFor } from '@svc/bus';
+import type { IdentityService, ServiceClient } from '@svc/contracts';
+import { currentRequestId } from '@svc/logging';
+import { accountJson } from './account-view.ts';
+import type { Account, Prisma } from './generated/prisma/client.ts';
+
+export type IdentityClient = ServiceClient<typeof IdentityService>;
+
+/** The envelope fields that name who an event belongs to (spec 6). */
+export interface EventScope {
+  partner: string;
+  workspace: string;
+  external_id: string | null;
+}
+
+/** Partner slug and current external_id of a workspace, read from identity when the event is made. */
+export async function scopeOf(
+  identity: IdentityClient,
+  workspaceId: string,
+): Promise<EventScope & { name: string }> {
+  const { workspace, partnerSlug } = await identity.describeWorkspace({ workspaceId });
+  return {
+    partner: partnerSlug,
+    workspace: workspaceId,
+    external_id: workspace?.externalId ?? null,
+    name: workspace?.name ?? '',
+  };
+}
+
+export type AccountEventType = 'account.connected' | 'account.disconnected' | 'account.expired';
+
+/** An account event whose `data.account` is the record as `GET /v1/accounts/:id` shows it now. */
+export function accountEvent(
+  type: AccountEventType,
+  scope: EventScope,
+  account: Account,
+  extra: { reason?: string; error?: string } = {},
+): EventEnvelope {
+  const { partner, workspace, external_id } = scope;
+  return makeEvent(type, { partner, workspace, external_id }, { account: accountJson(account), ...extra });
+}
+
+/** Writes events to the outbox inside the caller's transaction; the relay publishes them after commit. */
+export async function writeEvents(tx: Prisma.TransactionClient, events: EventEnvelope[]): Promise<void> {
+  if (events.length === 0) return;
+  const requestId = currentRequestId();
+  await tx.outboxMessage.createMany({
+    data: events.map((event) => {
+      const row = outboxRowFor(event, requestId);
+      return {
+        id: row.id,
+        subject: row.subject,
+        payload: row.payload as unknown as Prisma.InputJsonObject,
+        requestId: row.requestId,
+      };
+    }),
+  });
+}

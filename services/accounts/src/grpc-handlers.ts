@@ -1,0 +1,132 @@
+import type { AccountsService, Caller as CallerMessage, ServiceImplementation } from '@svc/contracts';
+import { errors } from '@svc/errors';
+import { isTokenProblem } from '@svc/graph-client';
+import { toAccountMessage } from './account-view.ts';
+import { type Caller, deleteAccount, disconnectFromLink, getAccount, listAccounts } from './accounts.ts';
+import { type ConnectOutcome, choosePages, completeConnect, startConnect } from './connect-flow.ts';
+import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts';
+import type { AccountsContext } from './context.ts';
+import { applyTokenProblem, deauthorize } from './lifecycle.ts';
+import { refreshAccount } from './refresh.ts';
+import { openToken, type VaultClients } from './vault.ts';
+
+function callerOf(message: CallerMessage | undefined): Caller {
+  if (!message?.partnerId) throw errors.unauthorized('no caller');
+  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
+}
+
+function toOutcomeMessage(outcome: ConnectOutcome) {
+  return {
+    status: outcome.status,
+    accounts: outcome.accounts.map(toAccountMessage),
+    problems: outcome.problems,
+    choiceId: outcome.choiceId ?? '',
+    pages: outcome.pages ?? [],
+    redirectUrl: outcome.redirectUrl,
+    workspaceName: outcome.workspaceName,
+  };
+}
+
+export function accountsHandlers(
+  ctx: AccountsContext,
+  vault: VaultClients,
+): ServiceImplementation<typeof AccountsService> {
+  return {
+    async createConnectLink(req) {
+      const caller = callerOf(req.caller);
+      const { link, token } = await createConnectLink(
+        ctx.db,
+        ctx.identity,
+        {
+          partnerId: caller.partnerId,
+          workspaceId: req.workspaceId,
+          networks: req.networks,
+          redirectUrl: req.redirectUrl,
+          expiresInSeconds: req.expiresInSeconds,
+        },
+        { ttlSeconds: ctx.config.CONNECT_LINK_TTL_SECONDS, now: ctx.now() },
+      );
+      return {
+        link: {
+          id: link.id,
+          workspaceId: link.workspaceId,
+          url: connectPageUrl(ctx.config.PUBLIC_BASE_URL, token),
+          networks: link.networks,
+          redirectUrl: link.redirectUrl ?? '',
+          expiresAt: link.expiresAt.toISOString(),
+          createdAt: link.createdAt.toISOString(),
+        },
+      };
+    },
+    async getConnectPage(req) {
+      const { state, link } = await findLink(ctx.db, req.linkToken, ctx.now());
+      if (!link || state !== 'open') return { linkState: state };
+      const [{ workspace }, accounts] = await Promise.all([
+        ctx.identity.describeWorkspace({ workspaceId: link.workspaceId }),
+        ctx.db.account.findMany({ where: { workspaceId: link.workspaceId }, orderBy: { id: 'asc' } }),
+      ]);
+      return {
+        linkState: state,
+        workspaceName: workspace?.name ?? '',
+        networks: link.networks,
+        accounts: accounts.map(toAccountMessage),
+        expiresAt: link.expiresAt.toISOString(),
+      };
+    },
+    async startConnect(req) {
+      return { dialogUrl: await startConnect(ctx, req.linkToken, req.network) };
+    },
+    async completeConnect(req) {
+      const outcome = await completeConnect(ctx, {
+        state: req.state,
+        code: req.code,
+        error: req.error,
+        errorDescription: req.errorDescription,
+      });
+      return { outcome: toOutcomeMessage(outcome) };
+    },
+    async choosePages(req) {
+      return { outcome: toOutcomeMessage(await choosePages(ctx, req.choiceId, req.pageIds)) };
+    },
+    async disconnectFromPage(req) {
+      const { state, link } = await findLink(ctx.db, req.linkToken, ctx.now());
+      if (!link || state !== 'open') throw errors.notFound('connect link');
+      await disconnectFromLink(ctx, link.workspaceId, req.accountId);
+      return {};
+    },
+    async listAccounts(req) {
+      const { accounts, total } = await listAccounts(ctx, callerOf(req.caller), req);
+      return { accounts: accounts.map(toAccountMessage), total };
+    },
+    async getAccount(req) {
+      return { account: toAccountMessage(await getAccount(ctx.db, callerOf(req.caller), req.accountId)) };
+    },
+    async deleteAccount(req) {
+      await deleteAccount(ctx, callerOf(req.caller), req.accountId);
+      return {};
+    },
+    async refreshAccount(req) {
+      return { account: toAccountMessage(await refreshAccount(ctx, callerOf(req.caller), req.accountId)) };
+    },
+    async deauthorize(req) {
+      return { accountsRevoked: await deauthorize(ctx, req.signedRequest) };
+    },
+    async getAccountToken(req, call) {
+      const client = vault.authorize(call);
+      const account = await ctx.db.account.findUnique({ where: { id: req.accountId } });
+      if (!account) throw errors.notFound('account');
+      const token = openToken(ctx.keyring, account);
+      ctx.logger.info({ account: account.id, client }, 'token handed out');
+      return { account: toAccountMessage(account), token, tokenSubject: account.pageId };
+    },
+    async reportTokenProblem(req, call) {
+      vault.authorize(call);
+      if (!isTokenProblem(req.problem))
+        throw errors.validation('problem', 'problem must be expired, revoked or invalid');
+      const account = await ctx.db.account.findUnique({ where: { id: req.accountId } });
+      if (!account) throw errors.notFound('account');
+      const updated = await applyTokenProblem(ctx, account, req.problem, req.message, req.subcode);
+      return { account: toAccountMessage(updated) };
+    },
+  };
+}

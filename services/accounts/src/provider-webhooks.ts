@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import type { AccountsContext } from './context.ts';
+import { grantProblem, type Network } from './grant-check.ts';
+
+/**
+ * The account-related part of Meta's webhooks: `object: "permissions"` tells us that a user granted
+ * or revoked one permission (entry.id = the user, changes[].field = the permission). The accounts
+ * of that user get their scopes and status updated at once, so a revoked publishing permission is
+ * visible before the next post fails. Everything else (messages, comments) is inbox's.
+ */
+const permissionsPayload = z.looseObject({
+  object: z.literal('permissions'),
+  entry: z.array(
+    z.looseObject({
+      id: z.coerce.string(),
+      changes: z
+        .array(z.looseObject({ field: z.string(), value: z.looseObject({ verb: z.string() }).optional() }))
+        .default([]),
+    }),
+  ),
+});
+
+export async function handleProviderWebhook(ctx: AccountsContext, body: string): Promise<void> {
+  const parsed = permissionsPayload.safeParse(JSON.parse(body));
+  if (!parsed.success) return;
+  for (const entry of parsed.data.entry) {
+    for (const change of entry.changes) {
+      const verb = change.value?.verb;
+      if (verb === 'revoked' || verb === 'granted')
+        await applyPermissionChange(ctx, entry.id, change.field, verb);
+    }
+  }
+}
+
+async function applyPermissionChange(
+  ctx: AccountsContext,
+  providerUserId: string,
+  scope: string,
+  verb: 'granted' | 'revoked',
+): Promise<void> {
+  const accounts = await ctx.db.account.findMany({
+    where: { providerUserId, status: { in: ['active', 'error'] } },
+  });
+  for (const account of accounts) {
+    const scopes =
+      verb === 'revoked'
+        ? account.scopes.filter((s) => s !== scope)
+        : [...new Set([...account.scopes, scope])];
+    const problem = grantProblem(account.network as Network, account.displayName, scopes);
+    await ctx.db.account.updateMany({
+      where: { id: account.id, status: { in: ['active', 'error'] } },
+      data: { scopes, status: problem ? 'error' : 'active', lastError: problem },
+    });
+  }
+  ctx.logger.info({ scope, verb, accounts: accounts.length }, 'permission change applied');
+}

@@ -1,0 +1,84 @@
+import { CALLER_CREDENTIAL_METADATA, type CallContext } from '@svc/contracts';
+import { hashToken, type Keyring, safeEqual } from '@svc/crypto';
+import { errors, ServiceError } from '@svc/errors';
+import type { Db } from './db.ts';
+import type { Account } from './generated/prisma/client.ts';
+
+/**
+ * The token vault. Tokens are sealed with AES-256-GCM under the current key of the keyring (its
+ * key id travels in the ciphertext, so keys rotate without a flag day); the additional data is the
+ * account's natural key, so a ciphertext copied onto another account does not open.
+ */
+type AccountKey = Pick<Account, 'workspaceId' | 'network' | 'platformId'>;
+
+const aadOf = (key: AccountKey) => `${key.workspaceId}:${key.network}:${key.platformId}`;
+
+export const sealToken = (keyring: Keyring, key: AccountKey, token: string) =>
+  keyring.encrypt(token, aadOf(key));
+
+export function openToken(keyring: Keyring, account: Account): string {
+  if (!account.token)
+    throw new ServiceError(
+      'account_disconnected',
+      `account ${account.id} has no usable token (status ${account.status}); reconnect it through a connect link`,
+    );
+  return keyring.decrypt(account.token, aadOf(account));
+}
+
+/**
+ * Only the services that publish or send may read tokens. Each presents its credential in call
+ * metadata; we keep only hashes of the configured `name:secret` pairs.
+ */
+export class VaultClients {
+  private readonly hashes: Map<string, string>;
+
+  constructor(config: string) {
+    this.hashes = new Map(
+      config
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean)
+        .map((entry) => {
+          const [name, secret] = entry.split(':');
+          if (!name || !secret) throw new Error('TOKEN_VAULT_CLIENTS entries must be name:secret');
+          return [hashToken(secret), name] as const;
+        }),
+    );
+  }
+
+  /** The calling service's name; refuses a call without a known credential. */
+  authorize(context: CallContext): string {
+    const presented = String(context.metadata.get(CALLER_CREDENTIAL_METADATA)[0] ?? '');
+    const hash = presented ? hashToken(presented) : '';
+    for (const [known, name] of this.hashes) if (hash && safeEqual(hash, known)) return name;
+    throw errors.forbidden('this caller may not read tokens from the vault');
+  }
+}
+
+/**
+ * Re-seals every token not under the current key (after a new key was put first in
+ * ENCRYPTION_KEYS). Idempotent and resumable: run it until it reports 0.
+ */
+export async function rotateTokens(db: Db, keyring: Keyring, batchSize = 200): Promise<number> {
+  let rotated = 0;
+  let after = '';
+  for (;;) {
+    const batch = await db.account.findMany({
+      where: { token: { not: null }, id: { gt: after } },
+      orderBy: { id: 'asc' },
+      take: batchSize,
+    });
+    if (batch.length === 0) return rotated;
+    for (const account of batch) {
+      if (!account.token || !keyring.needsRotation(account.token)) continue;
+      const token = sealToken(keyring, account, keyring.decrypt(account.token, aadOf(account)));
+      // Only if unchanged meanwhile: a concurrent reconnect already sealed with the current key.
+      const done = await db.account.updateMany({
+        where: { id: account.id, token: account.token },
+        data: { token },
+      });
+      rotated += done.count;
+    }
+    after = batch[batch.length - 1]?.id ?? after;
+  }
+}

@@ -1,0 +1,175 @@
+import type { Account } from '@svc/contracts';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import type { AccountsClient } from '../clients.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+
+const network = z.enum(['photo_network', 'page_network']);
+
+export const accountView = z
+  .object({
+    id: z.string(),
+    workspace: z.string(),
+    network,
+    platform_id: z.string().describe("the network's own id"),
+    username: z.string(),
+    display_name: z.string(),
+    avatar_url: z.string(),
+    page_id: z.string().describe('the page; for a photo-network account, its linked page'),
+    status: z.string().describe('active, expired, revoked or error'),
+    last_error: z.string().nullable().describe('why the account is not active, and how to fix it'),
+    scopes: z.array(z.string()),
+    token_expires_at: timestamp.nullable().describe('null when the token does not expire'),
+    connected_at: timestamp,
+  })
+  .meta({ id: 'Account' });
+
+/** The public account record (spec 2.2); account events carry the same object. */
+export function toAccountView(a: Account): z.infer<typeof accountView> {
+  return {
+    id: a.id,
+    workspace: a.workspaceId,
+    network: a.network as z.infer<typeof network>,
+    platform_id: a.platformId,
+    username: a.username,
+    display_name: a.displayName,
+    avatar_url: a.avatarUrl,
+    page_id: a.pageId,
+    status: a.status,
+    last_error: a.lastError ?? null,
+    scopes: a.scopes,
+    token_expires_at: a.tokenExpiresAt || null,
+    connected_at: a.connectedAt,
+  };
+}
+
+const connectLinkView = z
+  .object({
+    id: z.string(),
+    workspace: z.string(),
+    url: z.string().describe('the hosted connect page; send the end user here'),
+    networks: z.array(network),
+    redirect_url: z.string().nullable(),
+    expires_at: timestamp,
+    created: timestamp,
+  })
+  .meta({ id: 'ConnectLink' });
+
+const caller = (principal: Principal) => ({
+  partnerId: principal.partnerId,
+  workspaceId: principal.workspaceId ?? '',
+});
+
+const workspaceParams = z.strictObject({ id: idParam('workspace', 'workspace') });
+const accountParams = z.strictObject({ id: idParam('account', 'account') });
+
+export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/v1/workspaces/:id/connect-links',
+      summary: 'Create a link to the hosted connect page, where the end user connects accounts',
+      permission: 'workspaceChildren',
+      params: workspaceParams,
+      body: z.strictObject({
+        networks: z.array(network).min(1).max(2).optional().describe('networks to offer; both by default'),
+        redirect_url: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe(
+            'where the user returns afterwards, with status and account ids (https, or http on localhost)',
+          ),
+        expires_in: z.number().int().min(60).max(604_800).optional().describe('seconds; default 86400'),
+      }),
+      status: 201,
+      response: connectLinkView,
+      async handler({ principal, params, body }) {
+        const { link } = await accounts.createConnectLink({
+          caller: caller(principal),
+          workspaceId: params.id,
+          networks: body.networks ?? [],
+          redirectUrl: body.redirect_url ?? '',
+          expiresInSeconds: body.expires_in ?? 0,
+        });
+        if (!link) throw new Error('accounts returned no link');
+        return {
+          id: link.id,
+          workspace: link.workspaceId,
+          url: link.url,
+          networks: link.networks,
+          redirect_url: link.redirectUrl || null,
+          expires_at: link.expiresAt,
+          created: link.createdAt,
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/workspaces/:id/accounts',
+      summary: 'List the accounts connected to a workspace',
+      permission: 'workspaceChildren',
+      params: workspaceParams,
+      query: z.strictObject({
+        ...pagination,
+        network: network.optional(),
+        status: z.enum(['active', 'expired', 'revoked', 'error']).optional(),
+      }),
+      status: 200,
+      response: paged(accountView),
+      async handler({ principal, params, query }) {
+        const { accounts: list, total } = await accounts.listAccounts({
+          caller: caller(principal),
+          workspaceId: params.id,
+          network: query.network ?? '',
+          status: query.status ?? '',
+          page: query.page,
+          limit: query.limit,
+        });
+        return { data: list.map(toAccountView), page: query.page, limit: query.limit, total };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/accounts/:id',
+      summary: 'Read an account (the network token is never returned)',
+      permission: 'objects',
+      params: accountParams,
+      status: 200,
+      response: accountView,
+      async handler({ principal, params }) {
+        const { account } = await accounts.getAccount({ caller: caller(principal), accountId: params.id });
+        return toAccountView(account as Account);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/v1/accounts/:id',
+      summary:
+        'Disconnect an account: its token and metadata are removed; posts and conversations keep their history',
+      permission: 'objects',
+      params: accountParams,
+      status: 204,
+      async handler({ principal, params }) {
+        await accounts.deleteAccount({ caller: caller(principal), accountId: params.id });
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/v1/accounts/:id/refresh',
+      summary: 'Ask the network now for the profile, permissions and token health of an account',
+      permission: 'objects',
+      params: accountParams,
+      status: 200,
+      response: accountView,
+      async handler({ principal, params }) {
+        const { account } = await accounts.refreshAccount({
+          caller: caller(principal),
+          accountId: params.id,
+        });
+        return toAccountView(account as Account);
+      },
+    }),
+  ];
+}
