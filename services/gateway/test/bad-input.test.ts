@@ -155,8 +155,12 @@ describe('OpenAPI', () => {
     const doc = (await api(stack.gateway.url)('GET', '/v1/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/accounts/{id}',
+      '/v1/accounts/{id}/refresh',
       '/v1/workspaces',
       '/v1/workspaces/{id}',
+      '/v1/workspaces/{id}/accounts',
+      '/v1/workspaces/{id}/connect-links',
       '/v1/workspaces/{id}/keys',
       '/v1/workspaces/{id}/keys/{key_id}',
     ]);

@@ -240,7 +240,10 @@ describe('the OAuth flow', () => {
       open(`${stack.gateway.url}/connect/oauth/pages`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams([['choice_id', choiceId], ...ids.map((id) => ['page_id', id])]).toString(),
+        body: new URLSearchParams([
+          ['choice_id', choiceId],
+          ...ids.map((id): [string, string] => ['page_id', id]),
+        ]).toString(),
       });
     const none = await post([]);
     expect(none.body).toContain('Select at least one Page');

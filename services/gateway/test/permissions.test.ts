@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
+import { connectThroughLink, createUser } from './connect-helpers.ts';
 import { api, type Stack, startStack } from './harness.ts';
 
 /**
@@ -20,6 +21,11 @@ const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
   'POST /v1/workspaces/:id/keys': row(201, [403, 'forbidden'], [403, 'forbidden']),
   'GET /v1/workspaces/:id/keys': row(200, [403, 'forbidden'], [403, 'forbidden']),
   'DELETE /v1/workspaces/:id/keys/:key_id': row(204, [403, 'forbidden'], [403, 'forbidden']),
+  'POST /v1/workspaces/:id/connect-links': row(201, [201], [403, 'forbidden']),
+  'GET /v1/workspaces/:id/accounts': row(200, [200], [403, 'forbidden']),
+  'GET /v1/accounts/:id': row(200, [200], [404, 'not_found']),
+  'DELETE /v1/accounts/:id': row(204, [204], [404, 'not_found']),
+  'POST /v1/accounts/:id/refresh': row(200, [200], [404, 'not_found']),
 };
 
 function row(
@@ -46,8 +52,15 @@ let stack: Stack;
 let partnerKey: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  partnerKey = (await stack.createPartner()).key;
+  // Fixtures connect accounts through the hosted pages: lift the per-IP limit (tested elsewhere).
+  stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
+  const partner = await stack.createPartner();
+  partnerKey = partner.key;
+  // Each case builds fresh fixtures with the partner key: far more than 300 calls a minute.
+  await stack.identity.prisma.partner.update({
+    where: { id: partner.partnerId },
+    data: { rateLimitPerMinute: 100_000 },
+  });
 });
 afterAll(() => stack.stop());
 
@@ -59,6 +72,7 @@ async function fixtures() {
   const ownKey = (await partner('POST', `/v1/workspaces/${own}/keys`, { label: 'own' })).body;
   const otherKey = (await partner('POST', `/v1/workspaces/${other}/keys`, { label: 'other' })).body;
   const victim = (await partner('POST', `/v1/workspaces/${own}/keys`, { label: 'victim' })).body.id as string;
+  const account = await connectedAccount(partner, own);
   const tokens: Record<Caller, string | undefined> = {
     partner: partnerKey,
     ownWorkspace: ownKey.key,
@@ -66,7 +80,17 @@ async function fixtures() {
     embed: `sve_${'a'.repeat(40)}`,
     none: undefined,
   };
-  return { path: (url: string) => url.replace(':id', own).replace(':key_id', victim), tokens };
+  const path = (url: string) =>
+    url.replace(':id', url.startsWith('/v1/accounts/') ? account : own).replace(':key_id', victim);
+  return { path, tokens };
+}
+
+/** An account of the workspace, connected through the real flow (the sandbox's consent). */
+async function connectedAccount(partner: ReturnType<typeof api>, workspaceId: string): Promise<string> {
+  const user = await createUser(stack, [{ name: 'Matrix Page' }]);
+  const link = (await partner('POST', `/v1/workspaces/${workspaceId}/connect-links`, {})).body;
+  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
+  return (await partner('GET', `/v1/workspaces/${workspaceId}/accounts`)).body.data[0].id;
 }
 
 describe('permission matrix', () => {

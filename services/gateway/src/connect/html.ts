@@ -1,5 +1,5 @@
 /**
- * Tiny HTML helpers for the hosted connect pages: every interpolated value goes through `escape`,
+ * Tiny HTML helpers for the hosted connect pages: every interpolated value goes through `escapeHtml`,
  * and the layout links only our own stylesheet (no script, nothing from outside the service).
  */
 const ENTITIES: Record<string, string> = {
