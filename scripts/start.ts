@@ -16,6 +16,9 @@ const env: NodeJS.ProcessEnv = {
   APP_ENV: 'development',
   IDENTITY_GRPC_ADDRESS: '127.0.0.1:50051',
   IDENTITY_GRPC_URL: '127.0.0.1:50051',
+  ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:50052',
+  ACCOUNTS_GRPC_URL: '127.0.0.1:50052',
+  PUBLIC_BASE_URL: gatewayUrl,
   GRAPH_SANDBOX_PORT: sandboxPort,
   GRAPH_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
   FACEBOOK_DIALOG_URL: `http://127.0.0.1:${sandboxPort}`,
@@ -25,7 +28,7 @@ const env: NodeJS.ProcessEnv = {
   PORT: port,
 };
 
-const SERVICES = ['identity', 'graph-sandbox', 'gateway'];
+const SERVICES = ['identity', 'accounts', 'graph-sandbox', 'gateway'];
 
 async function main(): Promise<void> {
   console.log(
