@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@svc/logging';
+import { createLogger, type Logger } from '@svc/logging';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 /**
@@ -96,4 +96,25 @@ export function every(ms: number, job: () => Promise<unknown>, name: string, log
   const timer = setInterval(() => job().catch((err: unknown) => logger.warn({ err }, `${name} failed`)), ms);
   timer.unref();
   return timer;
+}
+
+/**
+ * A service's `main`: load config (exits with one line on a bad variable), start, and stop
+ * cleanly on SIGINT/SIGTERM so in-flight work finishes and nothing is left half-done.
+ */
+export async function runService<Config extends { LOG_LEVEL: string }>(
+  name: string,
+  loadConfig: () => Config,
+  start: (config: Config, logger: Logger) => Promise<{ stop(): Promise<void> }>,
+): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(name, { level: config.LOG_LEVEL });
+  const service = await start(config, logger);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, async () => {
+      logger.info({ signal }, 'shutting down');
+      await service.stop();
+      process.exit(0);
+    });
+  }
 }
