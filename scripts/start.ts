@@ -18,6 +18,10 @@ const env: NodeJS.ProcessEnv = {
   IDENTITY_GRPC_URL: '127.0.0.1:50051',
   ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:50052',
   ACCOUNTS_GRPC_URL: '127.0.0.1:50052',
+  PUBLISHING_GRPC_ADDRESS: '127.0.0.1:50053',
+  PUBLISHING_GRPC_URL: '127.0.0.1:50053',
+  WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:50054',
+  WEBHOOKS_GRPC_URL: '127.0.0.1:50054',
   PUBLIC_BASE_URL: gatewayUrl,
   GRAPH_SANDBOX_PORT: sandboxPort,
   GRAPH_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
@@ -28,7 +32,7 @@ const env: NodeJS.ProcessEnv = {
   PORT: port,
 };
 
-const SERVICES = ['identity', 'accounts', 'graph-sandbox', 'gateway'];
+const SERVICES = ['identity', 'accounts', 'publishing', 'webhooks', 'graph-sandbox', 'gateway'];
 
 async function main(): Promise<void> {
   console.log(

@@ -16,6 +16,8 @@ export const STREAMS = {
    * raw payload here; inbox (messages, comments) and accounts (permissions) consume it.
    */
   provider: { name: 'PROVIDER', subjects: ['provider.>'] },
+  /** Work queues: each message is one unit of work, removed once a worker acks it. */
+  jobs: { name: 'JOBS', subjects: ['jobs.>'], workQueue: true },
 } as const;
 
 export type StreamKey = keyof typeof STREAMS;
@@ -25,6 +27,8 @@ export const SIGNALS = {
   workspaceDeleted: 'workspace.deleted',
   /** A verified Meta webhook POST: `{ received_at, body }` with `body` the raw JSON text. */
   metaWebhook: 'provider.meta.webhook',
+  /** One post target to publish: `{ post_id, account_id, attempt }`. */
+  publishTarget: 'jobs.publish',
 } as const;
 
 export class Subjects {

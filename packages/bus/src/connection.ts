@@ -53,7 +53,7 @@ async function ensureStream(jsm: JetStreamManager, subjects: Subjects, key: Stre
   const config = {
     name: subjects.streamName(key),
     subjects: subjects.streamSubjects(key),
-    retention: RetentionPolicy.Limits,
+    retention: 'workQueue' in STREAMS[key] ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
     duplicate_window: DUPLICATE_WINDOW_NS,
     max_age: 7 * 24 * 3600 * 1e9,
   };

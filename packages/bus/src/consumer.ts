@@ -15,6 +15,8 @@ export interface ConsumerOptions {
   types?: string[];
   ackWaitMs?: number;
   maxDeliver?: number;
+  /** Messages handled at once (default 1: in order). Above 1, order is not kept. */
+  concurrency?: number;
 }
 
 export async function runConsumer(
@@ -43,19 +45,25 @@ export async function runConsumer(
   }
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 64 });
+  const process = (message: JsMsg) =>
+    withRequestId(message.headers?.get('X-Request-Id') || newRequestId(), async () => {
+      try {
+        await handle(bus.subjects.typeOf(message.subject), message.json(), message);
+        message.ack();
+      } catch (error) {
+        logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
+        message.nak(1000);
+      }
+    });
+  const limit = Math.max(1, options.concurrency ?? 1);
+  const running = new Set<Promise<void>>();
   const done = (async () => {
     for await (const message of messages) {
-      const requestId = message.headers?.get('X-Request-Id') || newRequestId();
-      await withRequestId(requestId, async () => {
-        try {
-          await handle(bus.subjects.typeOf(message.subject), message.json(), message);
-          message.ack();
-        } catch (error) {
-          logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
-          message.nak(1000);
-        }
-      });
+      const task = process(message).finally(() => running.delete(task));
+      running.add(task);
+      if (running.size >= limit) await Promise.race(running);
     }
+    await Promise.all(running);
   })();
   return {
     async stop() {

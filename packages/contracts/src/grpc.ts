@@ -135,11 +135,17 @@ function fromGrpcError(error: grpc.ServiceError, serviceName: string): ServiceEr
 export function createClient<S extends GenService<GenServiceMethods>>(
   service: S,
   address: string,
-  options: { defaultDeadlineMs?: number; credential?: string } = {},
+  options: { defaultDeadlineMs?: number; credential?: string; maxMessageBytes?: number } = {},
 ): ServiceClient<S> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    ...(options.maxMessageBytes
+      ? {
+          'grpc.max_receive_message_length': options.maxMessageBytes,
+          'grpc.max_send_message_length': options.maxMessageBytes,
+        }
+      : {}),
   });
   const shortName = service.name.replace(/Service$/, '').toLowerCase();
   const calls: Record<string, unknown> = { close: () => client.close() };

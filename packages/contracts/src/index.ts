@@ -1,5 +1,8 @@
 export * from './gen/svc/accounts/v1/accounts_pb.ts';
+export * from './gen/svc/common/v1/caller_pb.ts';
 export * from './gen/svc/identity/v1/identity_pb.ts';
+export * from './gen/svc/publishing/v1/publishing_pb.ts';
+export * from './gen/svc/webhooks/v1/webhooks_pb.ts';
 export {
   addService,
   CALLER_CREDENTIAL_METADATA,

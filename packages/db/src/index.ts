@@ -44,3 +44,18 @@ export function found<T>(row: T | null | undefined, what: string): T {
   if (row === null || row === undefined) throw errors.notFound(what);
   return row;
 }
+
+/** Who asks, as the gateway resolved it from the API key (empty workspaceId: a partner key). */
+export interface Caller {
+  partnerId: string;
+  workspaceId: string;
+}
+
+/**
+ * The row filter of a caller's scope: the partner's objects, and for a workspace key only its
+ * workspace's. Another scope's object is then simply not found (404), as the spec asks.
+ */
+export const visibleTo = (caller: Caller) => ({
+  partnerId: caller.partnerId,
+  ...(caller.workspaceId ? { workspaceId: caller.workspaceId } : {}),
+});

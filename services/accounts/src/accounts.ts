@@ -1,4 +1,4 @@
-import { found, pageWindow } from '@svc/db';
+import { type Caller, found, pageWindow, visibleTo } from '@svc/db';
 import { errors } from '@svc/errors';
 import { disconnectedSnapshot } from './account-view.ts';
 import type { AccountsContext } from './context.ts';
@@ -7,18 +7,7 @@ import { accountEvent, type EventScope, scopeOf, writeEvents } from './events.ts
 import type { Account } from './generated/prisma/client.ts';
 import { isNetwork, NETWORKS } from './grant-check.ts';
 
-/** Who asks, as the gateway resolved it; a workspace key sees its own workspace's accounts only. */
-export interface Caller {
-  partnerId: string;
-  workspaceId: string;
-}
-
 export const ACCOUNT_STATUSES = ['active', 'expired', 'revoked', 'error'] as const;
-
-const visibleTo = (caller: Caller) => ({
-  partnerId: caller.partnerId,
-  ...(caller.workspaceId ? { workspaceId: caller.workspaceId } : {}),
-});
 
 /** An account of the caller's scope; another partner's or workspace's is not_found, not forbidden. */
 export async function getAccount(db: Db, caller: Caller, id: string): Promise<Account> {

@@ -1,8 +1,9 @@
 import type { AccountsService, Caller as CallerMessage, ServiceImplementation } from '@svc/contracts';
+import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
 import { isTokenProblem } from '@svc/graph-client';
 import { toAccountMessage } from './account-view.ts';
-import { type Caller, deleteAccount, disconnectFromLink, getAccount, listAccounts } from './accounts.ts';
+import { deleteAccount, disconnectFromLink, getAccount, listAccounts } from './accounts.ts';
 import { type ConnectOutcome, choosePages, completeConnect, startConnect } from './connect-flow.ts';
 import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts';
 import type { AccountsContext } from './context.ts';

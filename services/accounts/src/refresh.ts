@@ -1,5 +1,6 @@
+import type { Caller } from '@svc/db';
 import { GraphApiError } from '@svc/graph-client';
-import { type Caller, getAccount } from './accounts.ts';
+import { getAccount } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
 import type { Account } from './generated/prisma/client.ts';
 import { grantProblem, type Network, scopesFor } from './grant-check.ts';

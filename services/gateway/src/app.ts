@@ -13,7 +13,11 @@ import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
+import { mediaFileRoutes, mediaRoutes } from './routes/media.ts';
+import { postRoutes } from './routes/posts.ts';
+import { webhookRoutes } from './routes/webhook.ts';
 import { workspaceRoutes } from './routes/workspaces.ts';
 
 declare module 'fastify' {
@@ -31,12 +35,22 @@ export interface GatewayDeps {
   bus: Bus;
 }
 
-/** Every public route, in one list: it registers handlers and generates the OpenAPI document. */
-export function allRoutes(clients: ServiceClients): AnyRoute[] {
+/**
+ * Every public route, in one list: it registers handlers and generates the OpenAPI document.
+ * `config` carries the upload limit (its default applies when left out, as in the matrix test).
+ */
+export function allRoutes(
+  clients: ServiceClients,
+  config?: Pick<GatewayConfig, 'MEDIA_MAX_BYTES'>,
+): AnyRoute[] {
   return [
     ...workspaceRoutes(clients.identity),
     ...keyRoutes(clients.identity),
     ...accountRoutes(clients.accounts),
+    ...mediaRoutes(clients.publishing, config?.MEDIA_MAX_BYTES),
+    ...postRoutes(clients.publishing),
+    ...webhookRoutes(clients.webhooks),
+    ...eventRoutes(clients.webhooks),
   ];
 }
 
@@ -104,7 +118,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     }
   });
 
-  const routes = allRoutes(clients);
+  const routes = allRoutes(clients, config);
   for (const route of routes) registerRoute(app, route);
   const openapi = buildOpenApi(routes, '1.0.0');
   app.get('/v1/openapi.json', async () => openapi);
@@ -126,6 +140,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
       verifyToken: config.META_VERIFY_TOKEN,
     }),
   );
+  // Signed media URLs the networks fetch (outside /v1: the token is the credential).
+  app.register(mediaFileRoutes(clients.publishing));
   return app;
 }
 

@@ -1,23 +1,43 @@
-import { AccountsService, createClient, IdentityService, type ServiceClient } from '@svc/contracts';
+import {
+  AccountsService,
+  createClient,
+  IdentityService,
+  PublishingService,
+  type ServiceClient,
+  WebhooksService,
+} from '@svc/contracts';
 
 export type IdentityClient = ServiceClient<typeof IdentityService>;
 export type AccountsClient = ServiceClient<typeof AccountsService>;
+export type WebhooksClient = ServiceClient<typeof WebhooksService>;
+export type PublishingClient = ServiceClient<typeof PublishingService>;
+
+/** Media files travel through gRPC (uploads, signed-URL reads). */
+const MEDIA_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** The gateway's gRPC clients, one per service it calls. */
 export interface ServiceClients {
   identity: IdentityClient;
   accounts: AccountsClient;
+  webhooks: WebhooksClient;
+  publishing: PublishingClient;
 }
 
 export interface ServiceAddresses {
   identity: string;
   accounts: string;
+  webhooks: string;
+  publishing: string;
 }
 
 export function connectClients(addresses: ServiceAddresses): ServiceClients & { close(): void } {
   const clients: ServiceClients = {
     identity: createClient(IdentityService, addresses.identity),
     accounts: createClient(AccountsService, addresses.accounts),
+    webhooks: createClient(WebhooksService, addresses.webhooks),
+    publishing: createClient(PublishingService, addresses.publishing, {
+      maxMessageBytes: MEDIA_MESSAGE_BYTES,
+    }),
   };
   return {
     ...clients,

@@ -7,6 +7,8 @@ export function gatewayConfigSchema(env = process.env) {
     HOST: z.string().default('127.0.0.1'),
     IDENTITY_GRPC_URL: z.string().default('127.0.0.1:50051'),
     ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
+    PUBLISHING_GRPC_URL: z.string().default('127.0.0.1:50053'),
+    WEBHOOKS_GRPC_URL: z.string().default('127.0.0.1:50054'),
     // Meta's webhook signatures (X-Hub-Signature-256) are keyed with the app secret; the verify
     // token answers the subscription handshake. Development defaults match the graph-sandbox.
     META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),
@@ -15,6 +17,8 @@ export function gatewayConfigSchema(env = process.env) {
     RATE_LIMIT_WINDOW_MS: envInt(60_000, { min: 100 }),
     UNAUTHENTICATED_LIMIT_PER_MINUTE: envInt(60, { min: 1 }),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
+    // Media uploads (multipart, POST /v1/media only): same default as publishing's MEDIA_MAX_BYTES.
+    MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
     // Set when a proxy in front of the gateway sets X-Forwarded-For (per-IP limits use it).
     TRUST_PROXY: envBoolean(false),

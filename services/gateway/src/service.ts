@@ -19,7 +19,12 @@ export async function startGateway(config: GatewayConfig, logger: Logger) {
   await new Promise<void>((resolve) =>
     redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve()),
   );
-  const clients = connectClients({ identity: config.IDENTITY_GRPC_URL, accounts: config.ACCOUNTS_GRPC_URL });
+  const clients = connectClients({
+    identity: config.IDENTITY_GRPC_URL,
+    accounts: config.ACCOUNTS_GRPC_URL,
+    webhooks: config.WEBHOOKS_GRPC_URL,
+    publishing: config.PUBLISHING_GRPC_URL,
+  });
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger });
   const requestLog = new RequestLogBuffer(clients.identity, logger);
   const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);

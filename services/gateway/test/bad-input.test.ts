@@ -31,6 +31,13 @@ const PATHS = [
   '/v1/workspaces/../../etc/passwd',
   '/v1/workspaces/ws_%00',
   '/v1/nowhere',
+  '/v1/webhook',
+  '/v1/webhook/test',
+  '/v1/events',
+  '/v1/events/evt_x/deliveries',
+  '/v1/events/evt_x/redeliver',
+  '/v1/media',
+  '/v1/media/med_x',
 ];
 const BODIES = [
   '{bad json',
@@ -156,7 +163,18 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/accounts/{id}',
+      '/v1/accounts/{id}/publishing-limit',
       '/v1/accounts/{id}/refresh',
+      '/v1/events',
+      '/v1/events/{id}/deliveries',
+      '/v1/events/{id}/redeliver',
+      '/v1/media',
+      '/v1/media/{id}',
+      '/v1/posts',
+      '/v1/posts/{id}',
+      '/v1/posts/{id}/publish',
+      '/v1/webhook',
+      '/v1/webhook/test',
       '/v1/workspaces',
       '/v1/workspaces/{id}',
       '/v1/workspaces/{id}/accounts',
@@ -166,6 +184,12 @@ describe('OpenAPI', () => {
     ]);
     const create = doc.paths['/v1/workspaces'].post;
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    const upload = doc.paths['/v1/media'].post.requestBody.content;
+    expect(Object.keys(upload)).toEqual(['application/json', 'multipart/form-data']);
+    expect(upload['multipart/form-data'].schema.properties.file).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '200', 'default']));
     const docs = await fetch(`${stack.gateway.url}/v1/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');

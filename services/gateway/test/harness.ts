@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { accountsConfigSchema } from '@svc/accounts/config';
 import { startAccounts } from '@svc/accounts/service';
@@ -7,7 +10,11 @@ import { type RunningSandbox, sandboxConfig, startSandbox } from '@svc/graph-san
 import { identityConfigSchema } from '@svc/identity/config';
 import { startIdentity } from '@svc/identity/service';
 import { createLogger } from '@svc/logging';
+import { publishingConfigSchema } from '@svc/publishing/config';
+import { startPublishing } from '@svc/publishing/service';
 import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import { webhooksConfigSchema } from '@svc/webhooks/config';
+import { startWebhooks } from '@svc/webhooks/service';
 import { gatewayConfigSchema } from '../src/config.ts';
 import { startGateway } from '../src/service.ts';
 
@@ -22,6 +29,10 @@ export interface Stack {
   logs: Record<string, unknown>[];
   identity: Awaited<ReturnType<typeof startIdentity>>;
   accounts: Awaited<ReturnType<typeof startAccounts>>;
+  webhooks: Awaited<ReturnType<typeof startWebhooks>>;
+  publishing: Awaited<ReturnType<typeof startPublishing>>;
+  /** This stack's media volume (a fresh temporary folder). */
+  mediaDir: string;
   sandbox: RunningSandbox;
   gateway: Awaited<ReturnType<typeof startGateway>>;
   /** The graph-sandbox's control API (`/__sandbox/...`), JSON in and out. */
@@ -86,6 +97,27 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     parseConfig(accountsConfigSchema(accountsEnv), accountsEnv),
     createLogger('accounts', { destination, level: common.LOG_LEVEL }),
   );
+  const webhooksEnv = { ...common, WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0', OPS_PORT: '0' };
+  const webhooks = await startWebhooks(
+    parseConfig(webhooksConfigSchema(webhooksEnv), webhooksEnv),
+    createLogger('webhooks', { destination, level: common.LOG_LEVEL }),
+  );
+  const mediaDir = await mkdtemp(path.join(tmpdir(), 'svc-media-'));
+  const publishingEnv = {
+    ...common,
+    PUBLISHING_GRPC_ADDRESS: '127.0.0.1:0',
+    OPS_PORT: '0',
+    IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`,
+    ACCOUNTS_GRPC_URL: `127.0.0.1:${accounts.port}`,
+    GRAPH_API_BASE_URL: sandbox.url,
+    GRAPH_API_RETRY_BASE_MS: '10',
+    PUBLIC_BASE_URL: gatewayUrl,
+    MEDIA_DIR: mediaDir,
+  };
+  const publishing = await startPublishing(
+    parseConfig(publishingConfigSchema(publishingEnv), publishingEnv),
+    createLogger('publishing', { destination, level: common.LOG_LEVEL }),
+  );
   const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
   const launchGateway = async (extra: Record<string, string> = {}) => {
     const gatewayEnv = {
@@ -93,6 +125,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       PORT: gateways.length === 0 ? String(gatewayPort) : '0',
       IDENTITY_GRPC_URL: `127.0.0.1:${identity.port}`,
       ACCOUNTS_GRPC_URL: `127.0.0.1:${accounts.port}`,
+      WEBHOOKS_GRPC_URL: `127.0.0.1:${webhooks.port}`,
+      PUBLISHING_GRPC_URL: `127.0.0.1:${publishing.port}`,
       ...extra,
     };
     const gateway = await startGateway(
@@ -109,6 +143,9 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     logs,
     identity,
     accounts,
+    webhooks,
+    publishing,
+    mediaDir,
     sandbox,
     gateway,
     startGateway: launchGateway,
@@ -127,7 +164,10 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
     async stop() {
       for (const g of gateways) await g.stop();
+      await publishing.stop();
+      await webhooks.stop();
       await accounts.stop();
+      await rm(mediaDir, { recursive: true, force: true });
       await sandbox.close();
       await identity.stop();
     },

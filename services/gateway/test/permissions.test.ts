@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import { Receiver } from '@svc/webhooks/test-receiver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
@@ -26,6 +28,24 @@ const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
   'GET /v1/accounts/:id': row(200, [200], [404, 'not_found']),
   'DELETE /v1/accounts/:id': row(204, [204], [404, 'not_found']),
   'POST /v1/accounts/:id/refresh': row(200, [200], [404, 'not_found']),
+  'POST /v1/media': row(201, [201], [403, 'forbidden']),
+  'GET /v1/media': row(200, [200], [403, 'forbidden']),
+  'GET /v1/media/:id': row(200, [200], [404, 'not_found']),
+  'DELETE /v1/media/:id': row(204, [204], [404, 'not_found']),
+  'POST /v1/posts': row(201, [201], [403, 'forbidden']),
+  'GET /v1/posts': row(200, [200], [200]),
+  'GET /v1/posts/:id': row(200, [200], [404, 'not_found']),
+  'PATCH /v1/posts/:id': row(200, [200], [404, 'not_found']),
+  'POST /v1/posts/:id/publish': row(200, [200], [404, 'not_found']),
+  // The fixture's account is a Page: the limit is the photo network's, hence 400 unsupported.
+  'GET /v1/accounts/:id/publishing-limit': row(400, [400], [404, 'not_found']),
+  'PUT /v1/webhook': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/webhook': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'DELETE /v1/webhook': row(204, [403, 'forbidden'], [403, 'forbidden']),
+  'POST /v1/webhook/test': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/events': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/events/:id/deliveries': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'POST /v1/events/:id/redeliver': row(200, [403, 'forbidden'], [403, 'forbidden']),
 };
 
 function row(
@@ -46,14 +66,38 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/workspaces': { name: 'matrix' },
   'PATCH /v1/workspaces/:id': { name: 'renamed' },
   'POST /v1/workspaces/:id/keys': { label: 'matrix' },
+  'PUT /v1/webhook': { url: 'http://127.0.0.1:9/matrix' },
+  // `:own` and `:account` are the fixtures' workspace and connected account.
+  'POST /v1/posts': { workspace: ':own', caption: 'matrix', targets: [':account'], draft: true },
+  'PATCH /v1/posts/:id': { caption: 'renamed' },
+  // `:pixel` is a small PNG on a local file server (private addresses are allowed in development).
+  'POST /v1/media': { workspace: ':own', url: ':pixel' },
 };
+
+/** Query strings, with the same placeholders as the bodies. */
+const QUERIES: Record<string, string> = {
+  'GET /v1/media': '?workspace=:own',
+};
+
+/** A 1x1 PNG. */
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
+let pixelServer: Server;
+let pixelUrl: string;
 
 let stack: Stack;
 let partnerKey: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
   // Fixtures connect accounts through the hosted pages: lift the per-IP limit (tested elsewhere).
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
+  receiver = await Receiver.start();
+  pixelServer = createServer((_req, res) => res.end(PIXEL));
+  await new Promise<void>((resolve) => pixelServer.listen(0, '127.0.0.1', resolve));
+  pixelUrl = `http://127.0.0.1:${(pixelServer.address() as { port: number }).port}/pixel.png`;
   const partner = await stack.createPartner();
   partnerKey = partner.key;
   // Each case builds fresh fixtures with the partner key: far more than 300 calls a minute.
@@ -62,7 +106,12 @@ beforeAll(async () => {
     data: { rateLimitPerMinute: 100_000 },
   });
 });
-afterAll(() => stack.stop());
+afterAll(async () => {
+  await stack.stop();
+  await receiver.close();
+  pixelServer.closeAllConnections();
+  await new Promise((resolve) => pixelServer.close(resolve));
+});
 
 /** Fresh fixtures per call, so destructive routes never disturb the next row. */
 async function fixtures() {
@@ -73,6 +122,11 @@ async function fixtures() {
   const otherKey = (await partner('POST', `/v1/workspaces/${other}/keys`, { label: 'other' })).body;
   const victim = (await partner('POST', `/v1/workspaces/${own}/keys`, { label: 'victim' })).body.id as string;
   const account = await connectedAccount(partner, own);
+  const event = await deliveredEvent(partner);
+  const media = (await partner('POST', '/v1/media', { workspace: own, url: pixelUrl })).body.id as string;
+  const draft = (
+    await partner('POST', '/v1/posts', { workspace: own, caption: 'matrix', targets: [account], draft: true })
+  ).body.id as string;
   const tokens: Record<Caller, string | undefined> = {
     partner: partnerKey,
     ownWorkspace: ownKey.key,
@@ -80,9 +134,28 @@ async function fixtures() {
     embed: `sve_${'a'.repeat(40)}`,
     none: undefined,
   };
-  const path = (url: string) =>
-    url.replace(':id', url.startsWith('/v1/accounts/') ? account : own).replace(':key_id', victim);
-  return { path, tokens };
+  const idIn = (url: string) =>
+    url.startsWith('/v1/accounts/')
+      ? account
+      : url.startsWith('/v1/events/')
+        ? event
+        : url.startsWith('/v1/posts/')
+          ? draft
+          : url.startsWith('/v1/media/')
+            ? media
+            : own;
+  const path = (url: string) => url.replace(':id', idIn(url)).replace(':key_id', victim);
+  const body = (value: unknown) =>
+    value === undefined
+      ? undefined
+      : JSON.parse(
+          JSON.stringify(value)
+            .replaceAll('":own"', `"${own}"`)
+            .replaceAll('":account"', `"${account}"`)
+            .replaceAll('":pixel"', `"${pixelUrl}"`),
+        );
+  const query = (value: string | undefined) => (value ?? '').replaceAll(':own', own);
+  return { path, tokens, body, query };
 }
 
 /** An account of the workspace, connected through the real flow (the sandbox's consent). */
@@ -91,6 +164,12 @@ async function connectedAccount(partner: ReturnType<typeof api>, workspaceId: st
   const link = (await partner('POST', `/v1/workspaces/${workspaceId}/connect-links`, {})).body;
   await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
   return (await partner('GET', `/v1/workspaces/${workspaceId}/accounts`)).body.data[0].id;
+}
+
+/** A delivered event of the partner (a test ping to a live receiver); leaves the webhook set. */
+async function deliveredEvent(partner: ReturnType<typeof api>): Promise<string> {
+  await partner('PUT', '/v1/webhook', { url: receiver.url });
+  return (await partner('POST', '/v1/webhook/test')).body.event_id;
 }
 
 describe('permission matrix', () => {
@@ -106,9 +185,13 @@ describe('permission matrix', () => {
     for (const caller of ['partner', 'ownWorkspace', 'otherWorkspace', 'embed', 'none'] as Caller[]) {
       // Guarantee: the exact status and error code of spec section 5 for this route and caller.
       it(`${name} as ${caller}`, async () => {
-        const { path, tokens } = await fixtures();
+        const { path, tokens, body, query } = await fixtures();
         const expected = EXPECTED[name]?.[caller];
-        const res = await api(stack.gateway.url, tokens[caller])(route.method, path(route.url), BODIES[name]);
+        const res = await api(stack.gateway.url, tokens[caller])(
+          route.method,
+          path(route.url) + query(QUERIES[name]),
+          body(BODIES[name]),
+        );
         expect(res.status).toBe(expected?.[0]);
         if (expected?.[1]) expect(res.body.error.code).toBe(expected[1]);
       });

@@ -66,7 +66,12 @@ function operation(route: AnyRoute): Record<string, unknown> {
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: jsonSchema(route.body, 'input') } },
+            content: {
+              'application/json': { schema: jsonSchema(route.body, 'input') },
+              ...(route.formBody
+                ? { 'multipart/form-data': { schema: jsonSchema(route.formBody, 'input') } }
+                : {}),
+            },
           },
         }
       : {}),

@@ -28,6 +28,14 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   response?: z.ZodType;
   /** Extra statuses a handler may choose (for example 200 for an existing workspace). */
   alternateStatus?: number[];
+  /**
+   * Fastify setup that this route alone needs (a plugin, a hook, a content-type parser: the
+   * multipart parsing of uploads). The route is then registered in its own encapsulated scope,
+   * so the rest of the gateway stays JSON-only.
+   */
+  scope?: (instance: FastifyInstance) => Promise<void>;
+  /** A multipart/form-data body the route accepts besides JSON (for the OpenAPI document). */
+  formBody?: z.ZodType;
   handler(ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
@@ -49,34 +57,69 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
   return spec;
 }
 
-/** Applies the matrix row to the caller; own-objects scoping is done by the owning service. */
+/**
+ * Applies the matrix row to the caller; own-objects scoping is done by the owning service.
+ * `namedWorkspace` is the `workspace` a request names in its query or body (`GET /v1/media?workspace=`,
+ * `POST /v1/media`): that is a workspace, not an object in one, so on an own-objects row a
+ * workspace key naming another workspace is forbidden (403), as on an own-workspace row.
+ */
 export function enforcePermission(
   row: PermissionRow,
   principal: Principal,
   params: Record<string, unknown>,
+  namedWorkspace?: unknown,
 ): void {
   const rule = PERMISSIONS[row][principal.kind];
   if (rule === 'deny') throw errors.forbidden(`a ${principal.kind} key cannot call this endpoint`);
   if (rule === 'own-workspace' && params.id !== principal.workspaceId) {
     throw errors.forbidden('this workspace key can only reach its own workspace');
   }
+  if (
+    rule === 'own-objects' &&
+    typeof namedWorkspace === 'string' &&
+    namedWorkspace !== principal.workspaceId
+  ) {
+    throw errors.forbidden('this workspace key can only reach its own workspace');
+  }
+}
+
+/** The raw `workspace` of the query, else of the body, before validation (so 403 comes before 400). */
+function workspaceNamedBy(request: FastifyRequest): unknown {
+  const pick = (part: unknown) =>
+    typeof part === 'object' && part !== null ? (part as Record<string, unknown>).workspace : undefined;
+  return pick(request.query) ?? pick(request.body);
 }
 
 export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
-  app.route({
-    method: route.method,
-    url: route.url,
-    config: { permission: route.permission },
-    handler: async (request, reply) => {
-      const principal = request.principal;
-      if (!principal) throw errors.unauthorized();
-      const params = parseInput(route.params, request.params, 'path');
-      enforcePermission(route.permission, principal, params as Record<string, unknown>);
-      const query = parseInput(route.query ?? noQuery, request.query, 'query');
-      const body = parseInput(route.body, request.body ?? {}, 'body');
-      reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
-      const result = await route.handler({ principal, params, query, body, request, reply });
-      return route.status === 204 ? reply.send() : result;
-    },
+  const register = (instance: FastifyInstance) =>
+    instance.route({
+      method: route.method,
+      url: route.url,
+      config: { permission: route.permission },
+      handler: async (request, reply) => {
+        const principal = request.principal;
+        if (!principal) throw errors.unauthorized();
+        const params = parseInput(route.params, request.params, 'path');
+        enforcePermission(
+          route.permission,
+          principal,
+          params as Record<string, unknown>,
+          workspaceNamedBy(request),
+        );
+        const query = parseInput(route.query ?? noQuery, request.query, 'query');
+        const body = parseInput(route.body, request.body ?? {}, 'body');
+        reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
+        const result = await route.handler({ principal, params, query, body, request, reply });
+        return route.status === 204 ? reply.send() : result;
+      },
+    });
+  const { scope } = route;
+  if (!scope) {
+    register(app);
+    return;
+  }
+  app.register(async (instance) => {
+    await scope(instance);
+    register(instance);
   });
 }

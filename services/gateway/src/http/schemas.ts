@@ -26,3 +26,9 @@ export function paged<T extends z.ZodType>(item: T) {
 }
 
 export const timestamp = z.iso.datetime().describe('ISO-8601 UTC');
+
+/** A query flag: `true`/`false` (also 1/0), never JavaScript truthiness ("false" is false). */
+export const queryBoolean = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1')
+  .optional();

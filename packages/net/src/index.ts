@@ -1,0 +1,16 @@
+/**
+ * Outbound requests to URLs that someone else chose (webhook deliveries, media fetched by URL):
+ * which addresses are off limits (loopback, private, link-local, cloud metadata...) and a socket
+ * `lookup` that enforces it on the resolved address at connect time.
+ */
+export { blockedReason } from './addresses.ts';
+export {
+  assertLiteralHostAllowed,
+  assertPublic,
+  BlockedAddressError,
+  guardedLookup,
+  hostOf,
+  isLoopbackHost,
+  type Resolver,
+  systemResolver,
+} from './lookup.ts';

@@ -1,0 +1,233 @@
+import multipart from '@fastify/multipart';
+import type { Media } from '@svc/contracts';
+import { errors, ServiceError } from '@svc/errors';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import type { PublishingClient } from '../clients.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+
+/** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
+export const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
+
+export const mediaView = z
+  .object({
+    id: z.string(),
+    workspace: z.string(),
+    kind: z.string().describe('image'),
+    mime: z.string().describe('detected from the bytes: image/jpeg, image/png or image/webp'),
+    width: z.number().int().describe('pixels'),
+    height: z.number().int().describe('pixels'),
+    size: z.number().int().describe('bytes'),
+    created: timestamp,
+  })
+  .meta({ id: 'Media' });
+
+export function toMediaView(m: Media): z.infer<typeof mediaView> {
+  return {
+    id: m.id,
+    workspace: m.workspaceId,
+    kind: m.kind,
+    mime: m.mime,
+    width: m.width,
+    height: m.height,
+    size: Number(m.size),
+    created: m.createdAt,
+  };
+}
+
+const caller = (principal: Principal) => ({
+  partnerId: principal.partnerId,
+  workspaceId: principal.workspaceId ?? '',
+});
+
+const mediaParams = z.strictObject({ id: idParam('media', 'media') });
+const workspaceId = idParam('workspace', 'workspace');
+
+/** The uploaded file of a multipart request, kept beside the request until its handler runs. */
+const uploads = new WeakMap<FastifyRequest, Buffer>();
+
+export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MEDIA_MAX_BYTES): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      url: '/v1/media',
+      summary:
+        'Upload an image (multipart/form-data with fields `file` and `workspace`) or fetch it from a URL (JSON `{ workspace, url }`). JPEG, PNG and WebP are accepted; the type and dimensions are read from the bytes.',
+      permission: 'objects',
+      body: z.strictObject({
+        workspace: workspaceId,
+        url: z
+          .string()
+          .max(2048)
+          .optional()
+          .describe('an http(s) URL to fetch the image from; failures to fetch answer 502 network_error'),
+      }),
+      formBody: z.object({
+        workspace: workspaceId,
+        file: z.file().describe(`the image; at most ${maxBytes} bytes`),
+      }),
+      scope: multipartUploads(maxBytes),
+      status: 201,
+      response: mediaView,
+      async handler({ principal, body, request }) {
+        const file = uploads.get(request);
+        if (!file && !body.url) {
+          throw request.isMultipart()
+            ? errors.validation('file', 'the multipart field "file" is required')
+            : errors.validation(
+                'url',
+                'url is required (or upload the file as multipart/form-data with the fields file and workspace)',
+              );
+        }
+        const { media } = await publishing.createMedia({
+          caller: caller(principal),
+          workspaceId: body.workspace,
+          data: file ?? new Uint8Array(),
+          url: body.url ?? '',
+        });
+        return toMediaView(media as Media);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/media',
+      summary: 'List the media of a workspace, oldest first',
+      permission: 'objects',
+      query: z.strictObject({ ...pagination, workspace: workspaceId }),
+      status: 200,
+      response: paged(mediaView),
+      async handler({ principal, query }) {
+        const { media, total } = await publishing.listMedia({
+          caller: caller(principal),
+          workspaceId: query.workspace,
+          page: query.page,
+          limit: query.limit,
+        });
+        return { data: media.map(toMediaView), page: query.page, limit: query.limit, total };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/media/:id',
+      summary: 'Read a media record',
+      permission: 'objects',
+      params: mediaParams,
+      status: 200,
+      response: mediaView,
+      async handler({ principal, params }) {
+        const { media } = await publishing.getMedia({ caller: caller(principal), mediaId: params.id });
+        return toMediaView(media as Media);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      url: '/v1/media/:id',
+      summary:
+        'Delete a media record and its file; refused with 409 conflict while a post that is not published yet uses it',
+      permission: 'objects',
+      params: mediaParams,
+      status: 204,
+      async handler({ principal, params }) {
+        await publishing.deleteMedia({ caller: caller(principal), mediaId: params.id });
+      },
+    }),
+  ];
+}
+
+/**
+ * Multipart parsing for the upload route only. The form is read in a preValidation hook: the
+ * `workspace` field becomes the body (validated like the JSON one), the `file` part is buffered
+ * up to the limit (one byte more is a 400 naming `file` and the limit) and handed to the route.
+ * Any other part, a second file or a malformed form is a 400 as well, never a 5xx.
+ */
+function multipartUploads(maxBytes: number) {
+  return async (scope: FastifyInstance) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: maxBytes,
+        files: 1,
+        fields: 2,
+        parts: 3,
+        fieldSize: 1024,
+        fieldNameSize: 100,
+        headerPairs: 20,
+      },
+      throwFileSizeLimit: true,
+      // The field name decides, not the client's filename or Content-Type.
+      isPartAFile: (name, _contentType, filename) => name === 'file' || filename !== undefined,
+    });
+    scope.addHook('preValidation', async (request) => {
+      if (!request.isMultipart()) return;
+      const fields: Record<string, string> = {};
+      try {
+        for await (const part of request.parts()) {
+          if (part.fieldname !== 'file' && part.fieldname !== 'workspace')
+            throw errors.validation(
+              part.fieldname,
+              `unknown field "${part.fieldname}": send the fields file and workspace`,
+            );
+          if (part.type === 'file') {
+            if (part.fieldname !== 'file')
+              throw errors.validation(part.fieldname, `${part.fieldname} must be a text field`);
+            uploads.set(request, await part.toBuffer());
+          } else {
+            if (part.fieldname === 'file')
+              throw errors.validation('file', 'file must be a file part (with a filename), not a text field');
+            if (part.valueTruncated) throw errors.validation(part.fieldname, `${part.fieldname} is too long`);
+            fields[part.fieldname] = String(part.value);
+          }
+        }
+      } catch (error) {
+        throw formError(error, maxBytes);
+      }
+      request.body = fields;
+    });
+  };
+}
+
+/** A multipart problem as the 400 the partner can act on. */
+function formError(error: unknown, maxBytes: number): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const code = (error as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE')
+    return errors.validation('file', `the file is larger than the limit of ${describeLimit(maxBytes)}`);
+  if (code === 'FST_FILES_LIMIT') return errors.validation('file', 'send exactly one file');
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+    return errors.validation('body', 'too many form fields: send only file and workspace');
+  if (code === 'FST_PROTO_VIOLATION') return errors.validation('body', 'forbidden form field name');
+  const message = (error as { message?: string }).message ?? 'unreadable';
+  return errors.validation('body', `malformed multipart/form-data body: ${message}`);
+}
+
+/** "8 MiB (8388608 bytes)", as publishing says it for files fetched by URL. */
+function describeLimit(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
+  return `${human} (${bytes} bytes)`;
+}
+
+/**
+ * The bytes behind a signed media URL, for the networks to fetch (no API key: the token is the
+ * credential, and a forged or expired one is a 404). Browsers are told not to sniff, and caches
+ * to keep the file no longer than the URL is valid.
+ */
+export function mediaFileRoutes(publishing: PublishingClient) {
+  return async (scope: FastifyInstance) => {
+    scope.get('/media-files/:token', async (request, reply) => {
+      const { token } = request.params as { token: string };
+      if (!/^[A-Za-z0-9._-]{1,100}$/.test(token)) throw errors.notFound('media file');
+      const file = await publishing.readMediaFile({ token });
+      const remaining = Math.floor((Date.parse(file.expiresAt) - Date.now()) / 1000);
+      const maxAge = Math.max(0, Math.min(remaining, 3600));
+      return reply
+        .code(200)
+        .header('Content-Type', file.mime)
+        .header('Cache-Control', `private, max-age=${maxAge}`)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Disposition', 'inline')
+        .send(Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength));
+    });
+  };
+}

@@ -1,0 +1,439 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectThroughLink, createUser, recordEvents } from './connect-helpers.ts';
+import { api, type Stack, startStack } from './harness.ts';
+
+/**
+ * Publishing end to end against the graph-sandbox: posts to both networks through the real
+ * pipeline (JetStream jobs, the token vault, containers, signed media URLs fetched by the
+ * sandbox), outcomes and events, re-publishing only what failed, scheduling, and the checks that
+ * refuse a post before anything is sent.
+ */
+let stack: Stack;
+let call: ReturnType<typeof api>;
+let key: string;
+let recorder: Awaited<ReturnType<typeof recordEvents>>;
+
+interface Published {
+  type: string;
+  id: string;
+  account_id: string;
+  caption: string;
+  media_type?: string;
+}
+
+beforeAll(async () => {
+  stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
+  key = (await stack.createPartner()).key;
+  call = api(stack.gateway.url, key);
+  recorder = await recordEvents(stack.prefix);
+});
+afterAll(async () => {
+  await recorder.close();
+  await stack.stop();
+});
+
+/** A workspace with a Page and its Instagram account connected, and a square JPEG uploaded. */
+async function workspaceWithAccounts() {
+  const workspace = (await call('POST', '/v1/workspaces', { name: 'Posts' })).body.id as string;
+  const user = await createUser(stack, [{ name: 'Acme Bakery', instagram: { username: 'acme' } }]);
+  const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
+  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
+  const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
+    id: string;
+    network: string;
+    platform_id: string;
+  }[];
+  const ig = accounts.find((a) => a.network === 'photo_network');
+  const page = accounts.find((a) => a.network === 'page_network');
+  if (!ig || !page) throw new Error('accounts not connected');
+  return { workspace, user, ig, page };
+}
+
+async function upload(workspace: string, format: 'jpeg' | 'png' = 'jpeg', width = 1080, height = 1080) {
+  const image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 120, b: 40 } } });
+  const bytes = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
+  const form = new FormData();
+  form.append('workspace', workspace);
+  form.append('file', new Blob([new Uint8Array(bytes)]), `photo.${format}`);
+  const response = await fetch(`${stack.gateway.url}/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const body = (await response.json()) as { id: string };
+  if (response.status !== 201) throw new Error(`upload: ${response.status} ${JSON.stringify(body)}`);
+  return body.id as string;
+}
+
+async function published(caption: string): Promise<Published[]> {
+  const log = await stack.sandboxControl<{ data: Published[] }>('GET', '/__sandbox/published');
+  return log.data.filter((p) => p.caption === caption);
+}
+
+async function settled(id: string, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const post = (await call('GET', `/v1/posts/${id}`)).body;
+    if (!['publishing', 'scheduled'].includes(post.status) || Date.now() > deadline) return post;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('publishing', () => {
+  // Guarantee: one image to both networks publishes each target once, with platform ids and permalinks, and emits post.published shaped like GET.
+  it('publishes an image to a Page and its Instagram account', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const caption = 'Fresh bread today #bakery';
+    const created = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption,
+      media: [media],
+      targets: [ig.id, page.id],
+      external_ref: 'cms-1',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      status: 'published',
+      attempts: 1,
+      created_by: 'api',
+      external_ref: 'cms-1',
+    });
+    expect(created.body.media).toEqual([
+      { id: media, kind: 'image', mime: 'image/jpeg', width: 1080, height: 1080 },
+    ]);
+    for (const target of created.body.targets) {
+      expect(target).toMatchObject({ status: 'published', error: null });
+      expect(target.platform_post_id).toBeTruthy();
+      expect(target.permalink).toMatch(/^http/);
+    }
+    expect(created.body.targets.map((t: { account: string }) => t.account)).toEqual([ig.id, page.id]);
+    expect(await published(caption)).toHaveLength(2);
+    const event = await waitForEvent('post.published', created.body.id);
+    expect(event.data.post).toEqual((await call('GET', `/v1/posts/${created.body.id}`)).body);
+    const listed = await call('GET', `/v1/posts?workspace=${workspace}&external_ref=cms-1`);
+    expect(listed.body.total).toBe(1);
+  });
+
+  // Guarantee: several images to Instagram become one carousel; PNG is converted to JPEG for Instagram.
+  it('publishes a carousel, converting PNG for Instagram', async () => {
+    const { workspace, ig } = await workspaceWithAccounts();
+    const items = [await upload(workspace), await upload(workspace, 'png')];
+    const caption = 'Carousel of the day';
+    const post = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption,
+      media: items,
+      targets: [ig.id],
+    });
+    expect(post.body.status).toBe('published');
+    const [entry] = await published(caption);
+    expect(entry?.media_type).toBe('CAROUSEL_ALBUM');
+  });
+
+  // Guarantee: text only is unsupported on the photo network (400 unsupported) but published on a Page.
+  it('refuses text only for Instagram and posts it to a Page', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const refused = await call('POST', '/v1/posts', { workspace, caption: 'Just words', targets: [ig.id] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('unsupported');
+    const text = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'Just words',
+      targets: [page.id],
+    });
+    expect(text.body.status).toBe('published');
+  });
+
+  // Guarantee: one failing target makes the post partial with the provider's message; re-publishing retries only that target, so nothing is posted twice.
+  it('reports a partial outcome and re-publishes only the failed target', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: `/${ig.platform_id}/media_publish`,
+      times: 1,
+      status: 400,
+      error: { code: 9, message: 'Application request limit reached', error_subcode: 2207042 },
+    });
+    const caption = 'Partial day';
+    const first = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption,
+      media: [media],
+      targets: [ig.id, page.id],
+    });
+    expect(first.body.status).toBe('partial');
+    const failed = first.body.targets.find((t: { account: string }) => t.account === ig.id);
+    expect(failed).toMatchObject({ status: 'failed', platform_post_id: null });
+    expect(failed.error).toContain('Application request limit reached');
+    expect(first.body.last_error).toMatch(/^photo_network: .*Application request limit reached/);
+    await waitForEvent('post.partial', first.body.id);
+
+    const patched = await call('PATCH', `/v1/posts/${first.body.id}`, { caption });
+    expect(patched.status).toBe(200);
+    const again = await call('POST', `/v1/posts/${first.body.id}/publish?wait=true`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'published', attempts: 2, last_error: null });
+    const log = await published(caption);
+    expect(log.filter((p) => p.account_id === page.platform_id)).toHaveLength(1);
+    expect(log.filter((p) => p.account_id === ig.platform_id)).toHaveLength(1);
+    const conflict = await call('PATCH', `/v1/posts/${first.body.id}`, { caption: 'late edit' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.code).toBe('conflict');
+  });
+
+  // Guarantee: a carousel refusal names the media item and gives the provider's reason.
+  it('attributes a carousel refusal to its media item', async () => {
+    const { workspace, ig } = await workspaceWithAccounts();
+    const items = [await upload(workspace), await upload(workspace)];
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: `/${ig.platform_id}/media`,
+      times: 1,
+      status: 400,
+      error: { code: 36001, message: 'The image format is not supported.', error_subcode: 2207005 },
+    });
+    const post = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'c',
+      media: items,
+      targets: [ig.id],
+    });
+    expect(post.body.status).toBe('failed');
+    expect(post.body.targets[0].error).toContain(`media item 1 (${items[0]})`);
+    expect(post.body.targets[0].error).toContain('The image format is not supported.');
+  });
+
+  // Guarantee: a scheduled post starts at schedule_at (within 5 s); a draft waits for publish.
+  it('publishes scheduled posts on time and drafts on demand', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const at = new Date(Date.now() + 1500).toISOString();
+    const scheduled = await call('POST', '/v1/posts', {
+      workspace,
+      caption: 'Later',
+      targets: [page.id],
+      schedule_at: at,
+    });
+    expect(scheduled.body).toMatchObject({ status: 'scheduled', schedule_at: at, attempts: 0 });
+    const done = await settled(scheduled.body.id, 8000);
+    expect(done.status).toBe('published');
+    expect(Date.parse(done.published_at)).toBeGreaterThanOrEqual(Date.parse(at));
+
+    const draft = await call('POST', '/v1/posts', {
+      workspace,
+      caption: 'Draft',
+      targets: [page.id],
+      draft: true,
+    });
+    expect(draft.body.status).toBe('draft');
+    await new Promise((r) => setTimeout(r, 1200));
+    expect((await call('GET', `/v1/posts/${draft.body.id}`)).body.status).toBe('draft');
+    const go = await call('POST', `/v1/posts/${draft.body.id}/publish?wait=true`);
+    expect(go.body.status).toBe('published');
+  });
+
+  // Guarantee: a scheduled post whose account was disconnected meanwhile fails for that target.
+  it('fails a scheduled target whose account was disconnected', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const at = new Date(Date.now() + 1500).toISOString();
+    const post = await call('POST', '/v1/posts', {
+      workspace,
+      caption: 'S',
+      media: [media],
+      targets: [ig.id, page.id],
+      schedule_at: at,
+    });
+    expect((await call('DELETE', `/v1/accounts/${ig.id}`)).status).toBe(204);
+    const done = await settled(post.body.id, 8000);
+    expect(done.status).toBe('partial');
+    expect(done.targets[0]).toMatchObject({ account: ig.id, status: 'failed' });
+    expect(done.targets[0].error).toContain('disconnected');
+  });
+});
+
+describe('idempotency', () => {
+  // Guarantee: a retried create with the same Idempotency-Key and body returns the same post and posts nothing twice; another body under the key is 409.
+  it('answers a retry with the same post and refuses a different body', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const body = { workspace, caption: 'Once only', targets: [page.id] };
+    const headers = { 'idempotency-key': `retry-${workspace}` };
+    const first = await call('POST', '/v1/posts?wait=true', body, headers);
+    const again = await call('POST', '/v1/posts?wait=true', body, headers);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(await published('Once only')).toHaveLength(1);
+    const different = await call('POST', '/v1/posts', { ...body, caption: 'Other' }, headers);
+    expect(different.status).toBe(409);
+    expect(different.body.error.code).toBe('conflict');
+    const bad = await call('POST', '/v1/posts', body, { 'idempotency-key': 'has space' });
+    expect(bad.body.error).toMatchObject({ code: 'validation_error', field: 'Idempotency-Key' });
+  });
+});
+
+describe('first comment', () => {
+  // Guarantee: options.first_comment is posted under each published target; its failure is reported on the target without failing the post.
+  it('posts the first comment, and reports its failure on the target', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const options = { first_comment: 'Order at acme.example' };
+    const ok = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'fc',
+      media: [media],
+      targets: [ig.id, page.id],
+      options,
+    });
+    expect(ok.body).toMatchObject({ status: 'published', options });
+    expect(ok.body.targets.map((t: { first_comment_error: string | null }) => t.first_comment_error)).toEqual(
+      [null, null],
+    );
+    const sent = await stack.sandboxControl<{ data: { type: string; text: string; object_id: string }[] }>(
+      'GET',
+      '/__sandbox/sent',
+    );
+    const comments = sent.data.filter((e) => e.text === options.first_comment);
+    expect(comments.map((c) => c.object_id).sort()).toEqual(
+      ok.body.targets.map((t: { platform_post_id: string }) => t.platform_post_id).sort(),
+    );
+
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: '/*/comments',
+      times: 2,
+      status: 400,
+      error: { code: 100, message: 'Comments are turned off for this post' },
+    });
+    const failing = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'fc2',
+      media: [media],
+      targets: [ig.id],
+      options,
+    });
+    expect(failing.body.status).toBe('published');
+    expect(failing.body.targets[0].first_comment_error).toContain('Comments are turned off');
+    await stack.sandboxControl('DELETE', '/__sandbox/faults');
+  });
+});
+
+describe('checks before sending', () => {
+  // Guarantee: every refusal names the field, and a disconnected target is 409 account_disconnected.
+  it('refuses invalid posts with the precise error', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const other = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const tall = await upload(workspace, 'jpeg', 500, 1000);
+    const post = (body: Record<string, unknown>) => call('POST', '/v1/posts', { workspace, ...body });
+    const long = await post({ caption: 'x'.repeat(2201), media: [media], targets: [ig.id] });
+    expect(long.body.error).toMatchObject({ code: 'validation_error', field: 'caption' });
+    const tags = await post({
+      caption: Array.from({ length: 31 }, (_, i) => `#t${i}`).join(' '),
+      media: [media],
+      targets: [ig.id],
+    });
+    expect(tags.body.error).toMatchObject({ code: 'validation_error', field: 'caption' });
+    const ratio = await post({ caption: 'tall', media: [tall], targets: [ig.id] });
+    expect(ratio.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    const foreignMedia = await post({
+      caption: 'x',
+      media: [await upload(other.workspace)],
+      targets: [page.id],
+    });
+    expect(foreignMedia.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    const foreignTarget = await post({ caption: 'x', targets: [other.page.id] });
+    expect(foreignTarget.body.error).toMatchObject({ code: 'validation_error', field: 'targets.0' });
+    const none = await post({ caption: 'x', targets: [] });
+    expect(none.body.error).toMatchObject({ code: 'validation_error', field: 'targets' });
+    await stack.accounts.pool.query(
+      `UPDATE accounts SET status = 'expired', last_error = 'token expired' WHERE id = $1`,
+      [page.id],
+    );
+    const disconnected = await post({ caption: 'x', targets: [page.id] });
+    expect(disconnected.status).toBe(409);
+    expect(disconnected.body.error.code).toBe('account_disconnected');
+  });
+
+  // Guarantee: the Instagram daily limit (100 per 24 h) fails the target before calling the network.
+  it('fails a target over the daily publishing limit', async () => {
+    const { workspace, ig } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const first = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'one',
+      media: [media],
+      targets: [ig.id],
+    });
+    // 99 more published posts of this account in the last 24 h (copies of the first).
+    await stack.publishing.pool.query(
+      `INSERT INTO posts (id, partner_id, workspace_id, caption, media_ids, media, status, attempts, created_by, options, created_at, updated_at)
+       SELECT id || '_' || n, partner_id, workspace_id, caption, media_ids, media, 'published', 1, created_by, options, now(), now()
+       FROM posts, generate_series(1, 99) n WHERE id = $1`,
+      [first.body.id],
+    );
+    await stack.publishing.pool.query(
+      `INSERT INTO post_targets (post_id, account_id, position, network, username, status, published_at, updated_at)
+       SELECT $1 || '_' || n, $2, 0, 'photo_network', 'acme', 'published', now(), now() FROM generate_series(1, 99) n`,
+      [first.body.id, ig.id],
+    );
+    const caption = 'one too many';
+    const over = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption,
+      media: [media],
+      targets: [ig.id],
+    });
+    expect(over.body.status).toBe('failed');
+    expect(over.body.targets[0].error).toContain('daily publishing limit');
+    expect(await published(caption)).toHaveLength(0);
+    const limit = await call('GET', `/v1/accounts/${ig.id}/publishing-limit`);
+    expect(limit.body).toMatchObject({ limit: 100, used: 100, remaining: 0, window_hours: 24 });
+    expect(Date.parse(limit.body.next_slot_at)).toBeGreaterThan(Date.now() + 23 * 3600_000);
+  });
+
+  // Guarantee: deleting the workspace removes its posts, media records and files.
+  it('purges posts and media with the workspace', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'bye',
+      media: [media],
+      targets: [page.id],
+    });
+    expect((await call('DELETE', `/v1/workspaces/${workspace}`)).status).toBe(204);
+    const deadline = Date.now() + 5000;
+    const count = async (table: string) =>
+      Number(
+        (
+          await stack.publishing.pool.query(`SELECT count(*) FROM ${table} WHERE workspace_id = $1`, [
+            workspace,
+          ])
+        ).rows[0].count,
+      );
+    while ((await count('posts')) + (await count('media')) > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await count('posts')).toBe(0);
+    expect(await count('media')).toBe(0);
+    const { readdir } = await import('node:fs/promises');
+    const files = await readdir(stack.mediaDir, { recursive: true });
+    expect(files.filter((f) => String(f).includes(media))).toEqual([]);
+  });
+});
+
+async function waitForEvent(type: string, postId: string) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const event = recorder.ofType(type).find((e) => (e.data.post as { id: string }).id === postId);
+    if (event || Date.now() > deadline) {
+      if (!event) throw new Error(`no ${type} for ${postId}`);
+      return event;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

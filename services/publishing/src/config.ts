@@ -1,0 +1,32 @@
+import { appEnv, baseConfigSchema, envBoolean, envInt, envSecret, loadConfig, z } from '@svc/config';
+import { graphClientEnv } from '@svc/graph-client';
+
+export function publishingConfigSchema(env = process.env) {
+  const mode = appEnv(env);
+  return baseConfigSchema(mode).extend({
+    PUBLISHING_GRPC_ADDRESS: z.string().default('127.0.0.1:50053'),
+    IDENTITY_GRPC_URL: z.string().default('127.0.0.1:50051'),
+    ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
+    OPS_PORT: envInt(9103, { max: 65535 }),
+    // This service's credential for the accounts token vault (one of its TOKEN_VAULT_CLIENTS).
+    TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-publishing'),
+    // Media files: a local volume by default (the storage interface admits an S3-compatible store).
+    MEDIA_DIR: z.string().default('var/media'),
+    MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
+    MEDIA_FETCH_TIMEOUT_MS: envInt(10_000, { min: 100 }),
+    // Media are fetched by the networks from signed, expiring URLs on the gateway.
+    PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
+    MEDIA_URL_SECRET: envSecret(mode, 'development-media-url-secret'),
+    MEDIA_URL_TTL_SECONDS: envInt(3600, { min: 60 }),
+    // Fetching media by URL from private addresses is allowed in development only.
+    ALLOW_PRIVATE_NETWORKS: envBoolean(mode === 'development'),
+    META_APP_ID: z.string().regex(/^\d+$/).default('465000000000001'),
+    META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),
+    ...graphClientEnv,
+  });
+}
+
+export type PublishingConfig = z.infer<ReturnType<typeof publishingConfigSchema>>;
+
+export const loadPublishingConfig = (env = process.env): PublishingConfig =>
+  loadConfig(publishingConfigSchema(env), env);

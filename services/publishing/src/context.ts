@@ -1,0 +1,23 @@
+import type { Bus, OutboxRelay } from '@svc/bus';
+import type { AccountsService, IdentityService, ServiceClient } from '@svc/contracts';
+import type { GraphClient } from '@svc/graph-client';
+import type { Logger } from '@svc/logging';
+import type pg from 'pg';
+import type { PublishingConfig } from './config.ts';
+import type { Db } from './db.ts';
+import type { MediaStorage } from './media/storage.ts';
+
+/** What the publishing service's operations share; `now` is injectable so tests can move time. */
+export interface PublishingContext {
+  db: Db;
+  pool: pg.Pool;
+  graph: GraphClient;
+  accounts: ServiceClient<typeof AccountsService>;
+  identity: ServiceClient<typeof IdentityService>;
+  relay: OutboxRelay;
+  bus: Bus;
+  storage: MediaStorage;
+  config: PublishingConfig;
+  logger: Logger;
+  now(): Date;
+}

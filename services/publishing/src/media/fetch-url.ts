@@ -1,0 +1,211 @@
+import type { Readable } from 'node:stream';
+import { errors, ServiceError } from '@svc/errors';
+import {
+  assertLiteralHostAllowed,
+  BlockedAddressError,
+  guardedLookup,
+  hostOf,
+  type Resolver,
+  systemResolver,
+} from '@svc/net';
+import { Agent, request } from 'undici';
+
+/**
+ * Fetches media by URL with the webhook deliveries' SSRF rules: outside development no loopback,
+ * private, link-local or metadata address is reached, judged on the address the socket actually
+ * connects to (a guarded DNS lookup at connect time, so DNS rebinding does not help), and on
+ * literal IPs before connecting. Redirects are followed by hand, at most MAX_REDIRECTS, each hop
+ * checked again. One deadline covers everything (connect, headers, redirects, body) and reading
+ * stops as soon as the body passes the size limit.
+ *
+ * Refusals that are the caller's to fix (bad URL, private address, too large) are
+ * `validation_error` on `url`; failures of the remote side are `network_error` (502) with
+ * `details: { host, reason, status? }`.
+ */
+export interface FetchMediaOptions {
+  allowPrivateNetworks: boolean;
+  timeoutMs: number;
+  maxBytes: number;
+  resolver?: Resolver;
+}
+
+export const MAX_REDIRECTS = 3;
+export const MAX_URL_LENGTH = 2048;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export function parseMediaUrl(text: string): URL {
+  if (text.length > MAX_URL_LENGTH)
+    throw errors.validation('url', `url is longer than ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw errors.validation('url', 'url must be an absolute http:// or https:// URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw errors.validation('url', 'url must use https or http');
+  if (url.username || url.password) throw errors.validation('url', 'url must not contain credentials');
+  if (!hostOf(url)) throw errors.validation('url', 'url has no host');
+  url.hash = '';
+  return url;
+}
+
+export async function fetchMediaUrl(text: string, options: FetchMediaOptions): Promise<Buffer> {
+  let current = parseMediaUrl(text);
+  const agent = new Agent({
+    connect: {
+      lookup: guardedLookup(options.resolver ?? systemResolver, options.allowPrivateNetworks),
+      timeout: options.timeoutMs,
+    },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
+  try {
+    for (let hop = 0; ; hop++) {
+      assertAllowed(current, options.allowPrivateNetworks, hop);
+      const response = await request(current, {
+        method: 'GET',
+        headers: { accept: 'image/jpeg, image/png, image/webp, */*;q=0.1', 'accept-encoding': 'identity' },
+        signal: deadline.signal,
+        dispatcher: agent,
+      }).catch((error: unknown) => {
+        throw failure(error, current, deadline.signal, hop);
+      });
+      const status = response.statusCode;
+      if (REDIRECTS.has(status)) {
+        discard(response.body);
+        const location = response.headers.location;
+        if (typeof location !== 'string' || !location)
+          throw networkError(current, `HTTP ${status} redirect without a Location`, status);
+        if (hop >= MAX_REDIRECTS) throw networkError(current, `more than ${MAX_REDIRECTS} redirects`, status);
+        current = redirectTarget(location, current);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        discard(response.body);
+        throw networkError(current, `HTTP ${status}`, status);
+      }
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > options.maxBytes) {
+        discard(response.body);
+        throw tooLarge(options.maxBytes);
+      }
+      return await readAtMost(response.body, options.maxBytes).catch((error: unknown) => {
+        throw failure(error, current, deadline.signal, hop);
+      });
+    }
+  } finally {
+    clearTimeout(timer);
+    agent.destroy().catch(() => {});
+  }
+}
+
+/** Formats a byte count the way the refusals say it ("8 MiB (8388608 bytes)"). */
+export function describeLimit(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
+  return `${human} (${bytes} bytes)`;
+}
+
+function tooLarge(maxBytes: number): ServiceError {
+  return errors.validation('url', `the file at url is larger than the limit of ${describeLimit(maxBytes)}`);
+}
+
+async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > maxBytes) {
+      discard(body);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+/** Hangs up on a body we will not read (destroying it emits an abort error nobody needs). */
+function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function assertAllowed(url: URL, allowPrivateNetworks: boolean, hop: number): void {
+  try {
+    assertLiteralHostAllowed(url, allowPrivateNetworks);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) throw blocked(error, hop);
+    throw error;
+  }
+}
+
+function redirectTarget(location: string, from: URL): URL {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw networkError(from, 'redirect to an invalid Location');
+  }
+  if (next.protocol !== 'https:' && next.protocol !== 'http:')
+    throw networkError(from, `redirect to a ${next.protocol} URL`);
+  if (next.username || next.password) throw networkError(from, 'redirect to a URL with credentials');
+  next.hash = '';
+  return next;
+}
+
+function blocked(error: BlockedAddressError, hop: number): ServiceError {
+  const how = hop === 0 ? 'url points to' : `url redirects to ${error.host}, which is`;
+  return errors.validation(
+    'url',
+    `${how} a ${error.reason} address (${error.address}); media can only be fetched from the public internet`,
+  );
+}
+
+function networkError(url: URL, reason: string, status?: number): ServiceError {
+  const host = url.host;
+  return new ServiceError('network_error', `could not fetch the media from ${host}: ${reason}`, {
+    details: { host, reason, ...(status !== undefined ? { status } : {}) },
+  });
+}
+
+/** Any error of a request or body read, as what the caller should see. */
+function failure(error: unknown, url: URL, deadline: AbortSignal, hop: number): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const blockedError = findBlocked(error);
+  if (blockedError) return blocked(blockedError, hop);
+  if (deadline.aborted) return networkError(url, (deadline.reason as Error).message);
+  return networkError(url, describeError(error));
+}
+
+function findBlocked(error: unknown): BlockedAddressError | null {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    if (current instanceof BlockedAddressError) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+function describeError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'DNS lookup failed',
+    UND_ERR_SOCKET: 'connection closed by the server',
+    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
+    UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
+    CERT_HAS_EXPIRED: 'TLS certificate expired',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+  };
+  return (code && known[code]) ?? (code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'unknown error'));
+}

@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { MediaStorage } from './storage.ts';
+
+/** Keys are media ids plus a variant suffix: nothing that could climb out of the folder. */
+const KEY_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
+
+/**
+ * Media on a local volume: one file per key in `dir`. Writes go to a temporary name first and are
+ * renamed into place, so a reader never sees half a file and two writers of the same key (two
+ * workers converting the same media) simply leave one complete copy.
+ */
+export class LocalMediaStorage implements MediaStorage {
+  private readonly dir: string;
+
+  constructor(dir: string) {
+    this.dir = path.resolve(dir);
+  }
+
+  async put(key: string, data: Buffer): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    const target = this.pathOf(key);
+    const temporary = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, data, { flag: 'wx' });
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  private pathOf(key: string): string {
+    if (!KEY_PATTERN.test(key)) throw new Error(`invalid media storage key: ${JSON.stringify(key)}`);
+    return path.join(this.dir, key);
+  }
+}

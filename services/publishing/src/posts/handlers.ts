@@ -1,0 +1,96 @@
+import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
+import type { Caller } from '@svc/db';
+import { errors } from '@svc/errors';
+import type { PublishingContext } from '../context.ts';
+import { idempotent } from './idempotency.ts';
+import { createPost, getPost, listPosts, publishPost, updatePost } from './posts.ts';
+import { publishingLimit } from './publishing-limit.ts';
+import { toPostMessage } from './view.ts';
+import { waitForSettlement } from './wait.ts';
+
+type PostMethods =
+  | 'createPost'
+  | 'getPost'
+  | 'listPosts'
+  | 'updatePost'
+  | 'publishPost'
+  | 'getPublishingLimit';
+
+/** The longest a caller may wait for an outcome (spec 8: up to 25 s). */
+const MAX_WAIT_MS = 25_000;
+
+function callerOf(message: CallerMessage | undefined): Caller {
+  if (!message?.partnerId) throw errors.unauthorized('no caller');
+  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
+}
+
+const dateOrNull = (text: string | undefined, field: string): Date | null => {
+  if (!text) return null;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw errors.validation(field, `${field} must be an ISO-8601 timestamp`);
+  return date;
+};
+
+const optionsOf = (json: string | undefined): Record<string, unknown> => {
+  const value: unknown = JSON.parse(json || '{}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw errors.validation('options', 'options must be an object');
+  return value as Record<string, unknown>;
+};
+
+export function postHandlers(
+  ctx: PublishingContext,
+): Pick<ServiceImplementation<typeof PublishingService>, PostMethods> {
+  const answer = async (caller: Caller, result: { postId: string; replayed: boolean }, waitMs: number) => {
+    await waitForSettlement(ctx, result.postId, Math.min(waitMs, MAX_WAIT_MS));
+    return { post: toPostMessage(await getPost(ctx, caller, result.postId)), replayed: result.replayed };
+  };
+  return {
+    async createPost(req) {
+      const caller = callerOf(req.caller);
+      const create = () =>
+        createPost(ctx, caller, {
+          workspaceId: req.workspaceId,
+          caption: req.caption,
+          mediaIds: req.mediaIds,
+          accountIds: req.accountIds,
+          scheduleAt: dateOrNull(req.scheduleAt, 'schedule_at'),
+          externalRef: req.externalRef || null,
+          options: optionsOf(req.optionsJson),
+          draft: req.draft,
+          createdBy: req.createdBy || 'api',
+        }).then((post) => post.id);
+      return answer(caller, await idempotent(ctx, caller.partnerId, req.idempotency, create), req.waitMs);
+    },
+    async getPost(req) {
+      return { post: toPostMessage(await getPost(ctx, callerOf(req.caller), req.postId)) };
+    },
+    async listPosts(req) {
+      const { posts, total } = await listPosts(ctx, callerOf(req.caller), req);
+      return { posts: posts.map(toPostMessage), total };
+    },
+    async updatePost(req) {
+      const post = await updatePost(ctx, callerOf(req.caller), req.postId, {
+        caption: req.caption,
+        mediaIds: req.replaceMedia ? req.mediaIds : undefined,
+        accountIds: req.replaceTargets ? req.accountIds : undefined,
+        scheduleAt: req.clearSchedule
+          ? null
+          : req.scheduleAt
+            ? dateOrNull(req.scheduleAt, 'schedule_at')
+            : undefined,
+        externalRef: req.externalRef,
+        options: req.optionsJson === undefined ? undefined : optionsOf(req.optionsJson),
+      });
+      return { post: toPostMessage(post) };
+    },
+    async getPublishingLimit(req) {
+      return publishingLimit(ctx, callerOf(req.caller), req.accountId);
+    },
+    async publishPost(req) {
+      const caller = callerOf(req.caller);
+      const publish = () => publishPost(ctx, caller, req.postId).then((post) => post.id);
+      return answer(caller, await idempotent(ctx, caller.partnerId, req.idempotency, publish), req.waitMs);
+    },
+  };
+}

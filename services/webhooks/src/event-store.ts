@@ -1,0 +1,140 @@
+import { pageWindow } from '@svc/db';
+import { isId } from '@svc/ids';
+import type pg from 'pg';
+import type { Db } from './db.ts';
+import { MAX_ATTEMPTS } from './delivery/schedule.ts';
+
+/** The columns an event is filtered by, read from its envelope (spec section 6). */
+export interface EventColumns {
+  id: string;
+  type: string;
+  partnerSlug: string;
+  workspaceId: string | null;
+  createdAt: Date;
+}
+
+export class InvalidEventError extends Error {
+  override name = 'InvalidEventError';
+}
+
+/**
+ * Checks that a message is an event envelope (id, type, created_at, partner, workspace,
+ * external_id, data) and reads its filter columns. The text itself is stored untouched.
+ */
+export function readEnvelope(raw: string): EventColumns {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new InvalidEventError('not JSON');
+  }
+  const e = value as Record<string, unknown>;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new InvalidEventError('not an object');
+  if (!isId('event', e.id)) throw new InvalidEventError('id is not an event id');
+  if (typeof e.type !== 'string' || !/^[a-z]+(\.[a-z_]+)*$/.test(e.type))
+    throw new InvalidEventError('bad type');
+  if (typeof e.partner !== 'string' || e.partner === '') throw new InvalidEventError('bad partner');
+  if (e.workspace !== null && typeof e.workspace !== 'string') throw new InvalidEventError('bad workspace');
+  if (e.external_id !== null && typeof e.external_id !== 'string')
+    throw new InvalidEventError('bad external_id');
+  if (typeof e.data !== 'object' || e.data === null || Array.isArray(e.data))
+    throw new InvalidEventError('bad data');
+  const createdAt = new Date(typeof e.created_at === 'string' ? e.created_at : Number.NaN);
+  if (Number.isNaN(createdAt.getTime())) throw new InvalidEventError('bad created_at');
+  return {
+    id: e.id,
+    type: e.type,
+    partnerSlug: e.partner,
+    workspaceId: (e.workspace as string | null) ?? null,
+    createdAt,
+  };
+}
+
+export interface IncomingEvent {
+  raw: string;
+  columns: EventColumns;
+}
+
+/**
+ * Stores events once each and, for those whose partner has a webhook, schedules the first attempt,
+ * in one statement (so one transaction, one commit for the whole batch): an event NATS delivers
+ * again finds its id taken and changes nothing. Returns how many were new and how many scheduled.
+ * With `claim`, the deliveries are scheduled already claimed by the caller, who sends the first
+ * attempt itself (the test ping).
+ */
+const STORE = {
+  name: 'webhooks_store_events',
+  text: `
+WITH incoming AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+           AS i(id, type, partner_slug, workspace_id, created_at, body)
+), stored AS (
+  INSERT INTO events (id, type, partner_slug, workspace_id, created_at, body, stored_at)
+  SELECT id, type, partner_slug, workspace_id, created_at, body, $7 FROM incoming
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, partner_slug
+), scheduled AS (
+  INSERT INTO deliveries (event_id, partner_id, state, attempt_count, max_attempts, next_attempt_at,
+                          claim_token, created_at, updated_at)
+  SELECT stored.id, w.partner_id, 'pending', 0, $8, $10, $9, $7, $7
+    FROM stored JOIN webhooks w ON w.partner_slug = stored.partner_slug
+  RETURNING event_id
+)
+SELECT (SELECT count(*) FROM stored)::int AS stored, (SELECT count(*) FROM scheduled)::int AS scheduled`,
+};
+
+export async function storeEvents(
+  db: pg.Pool | pg.PoolClient,
+  events: IncomingEvent[],
+  now: Date,
+  options: { claim?: { token: string; leaseUntil: Date } } = {},
+): Promise<{ stored: number; scheduled: number }> {
+  // One row per id: the same event twice in a batch is one event.
+  const unique = [...new Map(events.map((e) => [e.columns.id, e])).values()];
+  const { rows } = await db.query<{ stored: number; scheduled: number }>({
+    ...STORE,
+    values: [
+      unique.map((e) => e.columns.id),
+      unique.map((e) => e.columns.type),
+      unique.map((e) => e.columns.partnerSlug),
+      unique.map((e) => e.columns.workspaceId),
+      unique.map((e) => e.columns.createdAt),
+      unique.map((e) => e.raw),
+      now,
+      MAX_ATTEMPTS,
+      options.claim?.token ?? null,
+      options.claim?.leaseUntil ?? now,
+    ],
+  });
+  return { stored: rows[0]?.stored ?? 0, scheduled: rows[0]?.scheduled ?? 0 };
+}
+
+export interface EventQuery {
+  partnerSlug: string;
+  workspaceId?: string | undefined;
+  type?: string | undefined;
+  since?: Date | undefined;
+  page: number;
+  limit: number;
+}
+
+/** GET /v1/events: the stored bodies, oldest first (created_at, then id for a stable order). */
+export async function listEvents(db: Db, query: EventQuery): Promise<{ bodies: string[]; total: number }> {
+  const where = {
+    partnerSlug: query.partnerSlug,
+    ...(query.workspaceId !== undefined ? { workspaceId: query.workspaceId } : {}),
+    ...(query.type !== undefined ? { type: query.type } : {}),
+    ...(query.since !== undefined ? { createdAt: { gt: query.since } } : {}),
+  };
+  const [events, total] = await Promise.all([
+    db.event.findMany({
+      where,
+      select: { body: true },
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      ...pageWindow(query.page, query.limit),
+    }),
+    db.event.count({ where }),
+  ]);
+  return { bodies: events.map((e) => e.body), total };
+}

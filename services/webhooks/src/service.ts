@@ -1,0 +1,129 @@
+import { connectBus } from '@svc/bus';
+import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
+import type { Logger } from '@svc/logging';
+import { type Resolver, systemResolver } from '@svc/net';
+import { Registry, startOpsServer } from '@svc/ops';
+import { type Clock, systemClock } from './clock.ts';
+import type { WebhooksConfig } from './config.ts';
+import { openDatabase } from './db.ts';
+import { WebhookTransport } from './delivery/transport.ts';
+import { DeliveryWorker } from './delivery/worker.ts';
+import { consumeEvents } from './events-consumer.ts';
+import { webhooksHandlers } from './grpc-handlers.ts';
+import { DeliveryMetrics } from './metrics.ts';
+import { purgeExpiredEvents } from './retention.ts';
+
+/** What tests may replace: the clock the schedule runs on, and DNS. */
+export interface WebhooksOverrides {
+  clock?: Clock;
+  resolver?: Resolver;
+}
+
+/** Starts the webhooks service: event store consumer, delivery worker, gRPC server, periodic purge. */
+export async function startWebhooks(
+  config: WebhooksConfig,
+  logger: Logger,
+  overrides: WebhooksOverrides = {},
+) {
+  const clock = overrides.clock ?? systemClock;
+  const resolver = overrides.resolver ?? systemResolver;
+  const allowPrivateNetworks = config.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  if (allowPrivateNetworks) {
+    logger.warn(
+      'DEVELOPMENT MODE: webhook deliveries may reach loopback and private addresses, and http:// is accepted for loopback URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS). Never run production like this.',
+    );
+  }
+  const { pool, prisma } = openDatabase(config.DATABASE_URL);
+  const bus = await connectBus({
+    url: config.NATS_URL,
+    prefix: config.NATS_PREFIX,
+    name: 'webhooks',
+    logger,
+  });
+  const registry = new Registry();
+  const metrics = new DeliveryMetrics(registry);
+  const transport = new WebhookTransport({
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivateNetworks,
+    resolver,
+  });
+  const worker = new DeliveryWorker(
+    pool,
+    config.ENCRYPTION_KEYS,
+    transport,
+    clock,
+    logger,
+    {
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      perEndpoint: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
+      retrySharePercent: config.WEBHOOK_RETRY_SHARE_PERCENT,
+      pollMs: config.WEBHOOK_POLL_MS,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    },
+    metrics,
+  );
+  worker.start();
+  const consumer = await consumeEvents({
+    bus,
+    pool,
+    clock,
+    logger,
+    worker,
+    metrics,
+    ackWaitMs: config.EVENT_STORE_ACK_WAIT_MS,
+  });
+
+  const server = new grpc.Server();
+  addService(
+    server,
+    WebhooksService,
+    webhooksHandlers({
+      db: prisma,
+      pool,
+      keyring: config.ENCRYPTION_KEYS,
+      clock,
+      policy: { allowPrivateNetworks, resolver },
+      worker,
+    }),
+    logger,
+  );
+  const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
+  const purge = setInterval(
+    () =>
+      purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS).catch((err: unknown) =>
+        logger.warn({ err }, 'purging expired events failed'),
+      ),
+    3_600_000,
+  );
+  purge.unref();
+  logger.info({ port }, 'webhooks gRPC server listening');
+  const ops = await startOpsServer({
+    service: 'webhooks',
+    port: config.OPS_PORT,
+    logger,
+    registry,
+    checks: {
+      database: () => pool.query('SELECT 1'),
+      nats: () => bus.nc.flush(),
+    },
+  });
+
+  return {
+    port,
+    pool,
+    prisma,
+    worker,
+    opsPort: ops.port,
+    async stop() {
+      clearInterval(purge);
+      await ops.close();
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await consumer.stop();
+      await worker.stop();
+      await transport.close();
+      await bus.close();
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { type Keyring, randomBase62 } from '@svc/crypto';
+import { isUniqueViolation } from '@svc/db';
+import { ServiceError } from '@svc/errors';
+import type { Resolver } from '@svc/net';
+import type { Clock } from './clock.ts';
+import type { Db } from './db.ts';
+import type { Webhook } from './generated/prisma/client.ts';
+import { assertResolvesPublic, parseWebhookUrl } from './network/url-policy.ts';
+
+export const SECRET_PREFIX = 'whsec_';
+
+/** 43 base62 characters carry 256 bits: the entropy of 32 random bytes. */
+const SECRET_RANDOM_CHARS = 43;
+
+export function generateWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBase62(SECRET_RANDOM_CHARS)}`;
+}
+
+export interface UrlPolicy {
+  allowPrivateNetworks: boolean;
+  resolver: Resolver;
+}
+
+export const noWebhook = () => new ServiceError('not_found', 'no webhook is configured');
+
+/**
+ * Creates or replaces the partner's webhook (one per partner). The secret is made here, sealed
+ * with the key ring bound to the partner id (a sealed secret moved to another row does not open),
+ * and returned in plain only when this call created it or rotated it.
+ */
+export async function putWebhook(
+  db: Db,
+  keyring: Keyring,
+  clock: Clock,
+  policy: UrlPolicy,
+  input: { partnerId: string; partnerSlug: string; url: string; rotateSecret: boolean },
+): Promise<{ webhook: Webhook; secret: string | null }> {
+  const url = parseWebhookUrl(input.url, policy.allowPrivateNetworks);
+  if (!policy.allowPrivateNetworks) await assertResolvesPublic(url, policy.resolver);
+  const { partnerId, partnerSlug } = input;
+  const now = clock.now();
+  if (!(await db.webhook.findUnique({ where: { partnerId }, select: { partnerId: true } }))) {
+    const secret = generateWebhookSecret();
+    try {
+      const webhook = await db.webhook.create({
+        data: {
+          partnerId,
+          partnerSlug,
+          url: url.href,
+          secretSealed: keyring.encrypt(secret, partnerId),
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      return { webhook, secret };
+    } catch (error) {
+      // A concurrent PUT created it first: this one updates it like any later PUT.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  const secret = input.rotateSecret ? generateWebhookSecret() : null;
+  const webhook = await db.webhook.update({
+    where: { partnerId },
+    data: {
+      url: url.href,
+      partnerSlug,
+      updatedAt: now,
+      ...(secret ? { secretSealed: keyring.encrypt(secret, partnerId) } : {}),
+    },
+  });
+  return { webhook, secret };
+}
+
+export async function getWebhook(db: Db, partnerId: string): Promise<Webhook> {
+  const webhook = await db.webhook.findUnique({ where: { partnerId } });
+  if (!webhook) throw noWebhook();
+  return webhook;
+}
+
+/** Deletes the webhook; deliveries still pending end undelivered (they can be redelivered later). */
+export async function deleteWebhook(db: Db, clock: Clock, partnerId: string): Promise<void> {
+  const now = clock.now();
+  await db.$transaction(async (tx) => {
+    const { count } = await tx.webhook.deleteMany({ where: { partnerId } });
+    if (count === 0) throw noWebhook();
+    await tx.delivery.updateMany({
+      where: { partnerId, state: 'pending' },
+      data: { state: 'undelivered', nextAttemptAt: null, claimToken: null, updatedAt: now },
+    });
+  });
+}
