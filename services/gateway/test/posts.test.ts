@@ -359,6 +359,30 @@ describe('checks before sending', () => {
     expect(disconnected.body.error.code).toBe('account_disconnected');
   });
 
+  // Guarantee: a dry run checks everything a create checks and answers what would be sent, creating nothing.
+  it('answers a dry run without creating anything', async () => {
+    const { workspace, ig, page } = await workspaceWithAccounts();
+    const jpeg = await upload(workspace);
+    const png = await upload(workspace, 'png');
+    const body = { workspace, caption: 'Preview', media: [jpeg, png], targets: [ig.id, page.id] };
+    const dry = await call('POST', '/v1/posts?dry_run=true', body);
+    expect(dry.status).toBe(200);
+    expect(dry.body).toMatchObject({ dry_run: true, workspace, status: 'publishing' });
+    expect(dry.body.targets.map((t: { would_send: { kind: string } }) => t.would_send.kind)).toEqual([
+      'carousel',
+      'multi_photo',
+    ]);
+    expect(dry.body.targets[0].would_send.converted_to_jpeg).toEqual([png]);
+    expect((await call('GET', `/v1/posts?workspace=${workspace}`)).body.total).toBe(0);
+    const refused = await call('POST', '/v1/posts?dry_run=true', {
+      workspace,
+      caption: 'words',
+      targets: [ig.id],
+    });
+    expect(refused.body.error.code).toBe('unsupported');
+    expect(await published('Preview')).toHaveLength(0);
+  });
+
   // Guarantee: the Instagram daily limit (100 per 24 h) fails the target before calling the network.
   it('fails a target over the daily publishing limit', async () => {
     const { workspace, ig } = await workspaceWithAccounts();

@@ -75,6 +75,28 @@ export function toPostView(p: Post): z.infer<typeof postView> {
   };
 }
 
+const dryRunView = z
+  .object({
+    dry_run: z.literal(true),
+    workspace: z.string(),
+    status: z.string().describe('the status the post would get'),
+    schedule_at: timestamp.nullable(),
+    targets: z.array(
+      z.object({
+        account: z.string(),
+        network,
+        username: z.string(),
+        would_send: z.object({
+          kind: z.enum(['image', 'carousel', 'text', 'photo', 'multi_photo']),
+          caption: z.string(),
+          media: z.array(z.string()),
+          converted_to_jpeg: z.array(z.string()).describe('media converted to JPEG for the photo network'),
+        }),
+      }),
+    ),
+  })
+  .meta({ id: 'PostDryRun' });
+
 const caller = (principal: Principal) => ({
   partnerId: principal.partnerId,
   workspaceId: principal.workspaceId ?? '',
@@ -118,7 +140,12 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       url: '/v1/posts',
       summary: 'Create a post: published at once, at schedule_at, or kept as a draft',
       permission: 'objects',
-      query: z.strictObject({ wait: queryBoolean.describe('wait up to 25 s for the outcome') }),
+      query: z.strictObject({
+        wait: queryBoolean.describe('wait up to 25 s for the outcome'),
+        dry_run: queryBoolean.describe(
+          'run every check and answer 200 with what would be sent; create nothing',
+        ),
+      }),
       body: z.strictObject({
         workspace: idParam('workspace', 'workspace'),
         caption: z.string().max(63_206).default(''),
@@ -133,9 +160,10 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           .describe('keep as a draft; publish with POST /v1/posts/:id/publish'),
       }),
       status: 201,
-      response: postView,
+      alternateStatus: [200],
+      response: z.union([postView, dryRunView]),
       async handler({ principal, query, body, request, reply }) {
-        const { post, replayed } = await publishing.createPost(
+        const { post, replayed, dryRunJson } = await publishing.createPost(
           {
             caller: caller(principal),
             workspaceId: body.workspace,
@@ -149,9 +177,11 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
             createdBy: 'api',
             waitMs: query.wait ? WAIT_MS : 0,
             idempotency: idempotencyOf(request),
+            dryRun: query.dry_run ?? false,
           },
           waitOptions(query.wait),
         );
+        if (dryRunJson) return reply.code(200).send(JSON.parse(dryRunJson));
         markReplay(reply, replayed);
         return toPostView(post as Post);
       },

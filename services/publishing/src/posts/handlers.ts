@@ -2,6 +2,7 @@ import type { Caller as CallerMessage, PublishingService, ServiceImplementation 
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
 import type { PublishingContext } from '../context.ts';
+import { dryRun } from './dry-run.ts';
 import { idempotent } from './idempotency.ts';
 import { createPost, getPost, listPosts, publishPost, updatePost } from './posts.ts';
 import { publishingLimit } from './publishing-limit.ts';
@@ -48,18 +49,19 @@ export function postHandlers(
   return {
     async createPost(req) {
       const caller = callerOf(req.caller);
-      const create = () =>
-        createPost(ctx, caller, {
-          workspaceId: req.workspaceId,
-          caption: req.caption,
-          mediaIds: req.mediaIds,
-          accountIds: req.accountIds,
-          scheduleAt: dateOrNull(req.scheduleAt, 'schedule_at'),
-          externalRef: req.externalRef || null,
-          options: optionsOf(req.optionsJson),
-          draft: req.draft,
-          createdBy: req.createdBy || 'api',
-        }).then((post) => post.id);
+      const input = {
+        workspaceId: req.workspaceId,
+        caption: req.caption,
+        mediaIds: req.mediaIds,
+        accountIds: req.accountIds,
+        scheduleAt: dateOrNull(req.scheduleAt, 'schedule_at'),
+        externalRef: req.externalRef || null,
+        options: optionsOf(req.optionsJson),
+        draft: req.draft,
+        createdBy: req.createdBy || 'api',
+      };
+      if (req.dryRun) return { dryRunJson: JSON.stringify(await dryRun(ctx, caller, input)) };
+      const create = () => createPost(ctx, caller, input).then((post) => post.id);
       return answer(caller, await idempotent(ctx, caller.partnerId, req.idempotency, create), req.waitMs);
     },
     async getPost(req) {

@@ -87,7 +87,7 @@ export async function createPost(
  * The checks of spec 3 and the networks' rules: targets and media of this workspace, active
  * accounts (else 409 account_disconnected), captions and media each network accepts.
  */
-async function checkPost(
+export async function checkPost(
   ctx: PublishingContext,
   caller: Caller,
   input: Pick<PostInput, 'workspaceId' | 'caption' | 'mediaIds' | 'accountIds'>,
