@@ -12,8 +12,9 @@ import {
   recordEvents,
   type SandboxUser,
   seen,
+  trackedApi,
 } from './connect-helpers.ts';
-import { api, type Stack, startStack } from './harness.ts';
+import { type api, type Stack, startStack } from './harness.ts';
 
 /**
  * Accounts after connect: the REST surface, refresh against a failing provider, expiry (token
@@ -27,12 +28,7 @@ let recorder: Awaited<ReturnType<typeof recordEvents>>;
 
 beforeAll(async () => {
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
-  const raw = api(stack.gateway.url, (await stack.createPartner()).key);
-  call = async (...args) => {
-    const response = await raw(...args);
-    seen.push(JSON.stringify(response.body ?? ''));
-    return response;
-  };
+  call = trackedApi(stack.gateway.url, (await stack.createPartner()).key);
   recorder = await recordEvents(stack.prefix);
 });
 afterAll(async () => {

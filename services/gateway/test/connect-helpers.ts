@@ -1,6 +1,6 @@
 import { connectBus, type EventEnvelope } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import type { api, Stack } from './harness.ts';
+import { api, type Stack } from './harness.ts';
 
 /**
  * A scripted end user for the hosted connect flow: opens the link, starts the consent, answers
@@ -22,6 +22,16 @@ async function get(url: string, init: RequestInit = {}) {
 }
 
 export const open = (url: string, init?: RequestInit) => get(url, init);
+
+/** The API client of `harness.ts`, keeping every response body for the secret scan. */
+export function trackedApi(baseUrl: string, key: string): ReturnType<typeof api> {
+  const call = api(baseUrl, key);
+  return async (...args) => {
+    const response = await call(...args);
+    seen.push(JSON.stringify(response.body ?? ''));
+    return response;
+  };
+}
 
 export async function createUser(stack: Stack, pages: unknown[]): Promise<SandboxUser> {
   return stack.sandboxControl<SandboxUser>('POST', '/__sandbox/users', { name: 'Jane', pages });

@@ -8,8 +8,9 @@ import {
   recordEvents,
   seen,
   start,
+  trackedApi,
 } from './connect-helpers.ts';
-import { api, type Stack, startStack } from './harness.ts';
+import { type api, type Stack, startStack } from './harness.ts';
 
 /**
  * The hosted connect flow end to end: a connect link, the page, the consent dialog of the
@@ -24,12 +25,7 @@ beforeAll(async () => {
   // A generous per-IP budget: this file makes many page requests; the limit has its own test.
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
   partnerKey = (await stack.createPartner()).key;
-  const raw = api(stack.gateway.url, partnerKey);
-  call = async (...args) => {
-    const response = await raw(...args);
-    seen.push(JSON.stringify(response.body ?? ''));
-    return response;
-  };
+  call = trackedApi(stack.gateway.url, partnerKey);
   recorder = await recordEvents(stack.prefix);
 });
 afterAll(async () => {
