@@ -45,14 +45,20 @@ export async function runConsumer(
   }
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 64 });
+  // A long handler tells the server it is alive, so the ack wait can stay short: a message held
+  // by a worker that died is redelivered after one ack wait, not after the longest job.
+  const heartbeatMs = Math.max(1_000, Math.floor((options.ackWaitMs ?? 30_000) / 3));
   const process = (message: JsMsg) =>
     withRequestId(message.headers?.get('X-Request-Id') || newRequestId(), async () => {
+      const heartbeat = setInterval(() => message.working(), heartbeatMs);
       try {
         await handle(bus.subjects.typeOf(message.subject), message.json(), message);
         message.ack();
       } catch (error) {
         logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
         message.nak(1000);
+      } finally {
+        clearInterval(heartbeat);
       }
     });
   const limit = Math.max(1, options.concurrency ?? 1);

@@ -20,7 +20,8 @@ export async function startWorkers(ctx: PublishingContext): Promise<{ stop(): Pr
         durable: 'publishing-workers',
         types: [SIGNALS.publishTarget],
         concurrency: PUBLISH_CONCURRENCY,
-        ackWaitMs: 10 * 60_000,
+        // Jobs run for minutes at most; the consumer's heartbeat keeps a live one from redelivery.
+        ackWaitMs: 30_000,
       },
       (_type, payload) => handlePublishJob(ctx, payload as PublishJob),
     ),

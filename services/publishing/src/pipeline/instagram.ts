@@ -2,6 +2,7 @@ import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
 import type { Media, PostTarget } from '../generated/prisma/client.ts';
 import { publishableMediaUrl } from '../media/instagram-ready.ts';
+import { askUntilSettled } from './unknown-outcome.ts';
 import type { Published, TargetJob } from './worker.ts';
 
 /**
@@ -34,13 +35,11 @@ export async function publishToInstagram(ctx: PublishingContext, job: TargetJob)
   try {
     mediaId = (await ctx.graph.instagram.publish(token, platformId, containerId)).id;
   } catch (error) {
-    // Timed out or cut off after sending: it may have gone through. Ask before anything else.
+    // Timed out or cut off after sending: it may have gone through, or still be going through.
+    // Ask (for a while) before anything else.
     if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
-      const adopted = await adoptIfPublished(
-        ctx,
-        { ...job, target: { ...target, publishSentAt: sentAt } },
-        containerId,
-      );
+      const sent = { ...job, target: { ...target, publishSentAt: sentAt } };
+      const adopted = await askUntilSettled(() => adoptIfPublished(ctx, sent, containerId));
       if (adopted) return adopted;
     }
     throw error;

@@ -1,6 +1,7 @@
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
 import { publishableMediaUrl } from '../media/instagram-ready.ts';
+import { askUntilSettled } from './unknown-outcome.ts';
 import type { Published, TargetJob } from './worker.ts';
 
 /**
@@ -24,7 +25,7 @@ export async function publishToPage(ctx: PublishingContext, job: TargetJob): Pro
     id = await send(ctx, job);
   } catch (error) {
     if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
-      const adopted = await adoptIfPosted(ctx, job, sentAt);
+      const adopted = await askUntilSettled(() => adoptIfPosted(ctx, job, sentAt));
       if (adopted) return adopted;
     }
     throw error;
