@@ -293,6 +293,9 @@ export async function publishPost(
       data: { status: 'publishing', attempts: attempt, lastError: null },
     });
     if (moved.count === 0) return false;
+    // Known edge: a publish whose answer was lost and that lands at the network more than the
+    // worker's grace period (pipeline/unknown-outcome.ts) after it failed the target would be
+    // posted again here, since the retry starts from a fresh container.
     await tx.postTarget.updateMany({
       where: { postId: id, status: { not: 'published' } },
       data: { status: 'pending', error: null, containerId: null, publishSentAt: null },
