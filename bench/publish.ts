@@ -48,6 +48,7 @@ import { createLogger } from '../packages/logging/src/index.ts';
 import { ensureDatabase, migrateAll } from '../scripts/migrate.ts';
 // sharp and undici are the services' own dependencies; the root has no copy, so the bench borrows theirs.
 import sharp from '../services/gateway/node_modules/sharp/dist/index.mjs';
+import { connectThroughLink, createUser } from '../services/gateway/test/connect-helpers.ts';
 import { createPartner, setPartnerLimit } from '../services/identity/src/admin/partners.ts';
 import { openDatabase as openIdentityDatabase } from '../services/identity/src/db.ts';
 import { mediaUrl } from '../services/publishing/src/media/signed-url.ts';
@@ -350,43 +351,23 @@ interface Fixture {
   page: { id: string; platformId: string; token: string };
 }
 
-/**
- * The hosted connect flow as services/gateway/test/connect-helpers.ts scripts it (that module needs
- * the vitest-only harness, so the same steps are repeated here): a sandbox user with a Page and its
- * Instagram account, the link's start for the Page network, the consent form approved, our callback.
- */
+/** A sandbox user with a Page and its Instagram account, connected through the hosted flow. */
 async function connectPageAndInstagram(sandboxUrl: string, linkUrl: string, index: number): Promise<void> {
-  const created = await fetch(`${sandboxUrl}/__sandbox/users`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      name: `Bench ${index}`,
-      pages: [{ name: `Bench Bakery ${index}`, instagram: { username: `bench_bakery_${index}` } }],
-    }),
-  });
-  const user = (await created.json()) as { user: { id: string } };
-  const started = await fetch(`${linkUrl}/page_network/start`, { redirect: 'manual' });
-  await started.body?.cancel();
-  const dialog = new URL(started.headers.get('location') ?? '');
-  if (started.status !== 302) throw new Error(`connect start: ${started.status}`);
-  const form = new URLSearchParams({
-    client_id: dialog.searchParams.get('client_id') ?? '',
-    redirect_uri: dialog.searchParams.get('redirect_uri') ?? '',
-    state: dialog.searchParams.get('state') ?? '',
-    scope: dialog.searchParams.get('scope') ?? '',
+  const sandboxControl = async <T>(method: string, route: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${sandboxUrl}${route}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await response.json()) as T;
+  };
+  const user = await createUser({ sandboxControl }, [
+    { name: `Bench Bakery ${index}`, instagram: { username: `bench_bakery_${index}` } },
+  ]);
+  const finished = await connectThroughLink({ sandbox: { url: sandboxUrl } }, linkUrl, 'page_network', {
+    userId: user.user.id,
     decision: 'approve',
-    user_id: user.user.id,
   });
-  const consented = await fetch(`${sandboxUrl}/__sandbox/consent`, {
-    method: 'POST',
-    body: form,
-    redirect: 'manual',
-  });
-  await consented.body?.cancel();
-  const callback = consented.headers.get('location');
-  if (consented.status !== 302 || !callback) throw new Error(`consent: ${consented.status}`);
-  const finished = await fetch(callback, { redirect: 'manual' });
-  await finished.body?.cancel();
   if (finished.status >= 400) throw new Error(`connect callback: ${finished.status}`);
 }
 

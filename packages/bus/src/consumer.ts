@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, type ConsumerConfig, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { type Logger, newRequestId, withRequestId } from '@svc/logging';
 import type { StreamKey } from './catalog.ts';
 import type { Bus } from './connection.ts';
@@ -37,12 +37,7 @@ export async function runConsumer(
     // server of version 2.10 or later (`filter_subjects`).
     ...filterFor(options.types?.map((t) => bus.subjects.subject(t))),
   };
-  try {
-    await bus.jsm.consumers.info(stream, durable);
-    await bus.jsm.consumers.update(stream, durable, config);
-  } catch {
-    await bus.jsm.consumers.add(stream, config);
-  }
+  await ensureDurableConsumer(bus, stream, durable, config);
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 64 });
   // A long handler tells the server it is alive, so the ack wait can stay short: a message held
@@ -77,6 +72,21 @@ export async function runConsumer(
       await done;
     },
   };
+}
+
+/** Creates the durable consumer, or brings an existing one to this configuration. */
+export async function ensureDurableConsumer(
+  bus: Bus,
+  stream: string,
+  durable: string,
+  config: Partial<ConsumerConfig>,
+): Promise<void> {
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    await bus.jsm.consumers.update(stream, durable, config);
+  } catch {
+    await bus.jsm.consumers.add(stream, { ...config, durable_name: durable });
+  }
 }
 
 function filterFor(subjects: string[] | undefined): { filter_subject?: string; filter_subjects?: string[] } {

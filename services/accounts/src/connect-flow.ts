@@ -60,7 +60,7 @@ export async function startConnect(
 
 export async function completeConnect(
   ctx: AccountsContext,
-  input: { state: string; code: string; error: string; errorDescription: string },
+  input: { state: string; code: string; error: string },
 ): Promise<ConnectOutcome> {
   let bound: { linkId: string; network: string };
   try {

@@ -92,8 +92,3 @@ export function grantProblem(
   }
   return problems.length > 0 ? problems.join(' ') : null;
 }
-
-export const NETWORK_LABELS: Record<Network, string> = {
-  page_network: 'Facebook Page',
-  photo_network: 'Instagram',
-};

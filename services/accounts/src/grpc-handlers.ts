@@ -82,7 +82,6 @@ export function accountsHandlers(
         state: req.state,
         code: req.code,
         error: req.error,
-        errorDescription: req.errorDescription,
       });
       return { outcome: toOutcomeMessage(outcome) };
     },

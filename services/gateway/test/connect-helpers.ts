@@ -1,6 +1,10 @@
 import { connectBus, type EventEnvelope } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import { api, type Stack } from './harness.ts';
+import type { Stack } from './harness.ts';
+import { api } from './http.ts';
+
+/** What the scripted user needs of a stack: the sandbox (and its control API for new users). */
+type WithSandbox = { sandbox: { url: string } };
 
 /**
  * A scripted end user for the hosted connect flow: opens the link, starts the consent, answers
@@ -33,7 +37,10 @@ export function trackedApi(baseUrl: string, key: string): ReturnType<typeof api>
   };
 }
 
-export async function createUser(stack: Stack, pages: unknown[]): Promise<SandboxUser> {
+export async function createUser(
+  stack: Pick<Stack, 'sandboxControl'>,
+  pages: unknown[],
+): Promise<SandboxUser> {
   return stack.sandboxControl<SandboxUser>('POST', '/__sandbox/users', { name: 'Jane', pages });
 }
 
@@ -57,7 +64,7 @@ export async function start(linkUrl: string, network: string): Promise<URL> {
  * (our callback with code or error, and the state).
  */
 export async function consent(
-  stack: Stack,
+  stack: WithSandbox,
   dialog: URL,
   answer: { userId?: string; decision: 'approve' | 'deny'; pageIds?: string[]; scopes?: string[] },
 ): Promise<string> {
@@ -82,7 +89,7 @@ export async function consent(
 
 /** The whole flow for one user and network; returns our callback's answer. */
 export async function connectThroughLink(
-  stack: Stack,
+  stack: WithSandbox,
   linkUrl: string,
   network: string,
   answer: Parameters<typeof consent>[2],

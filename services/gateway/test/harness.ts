@@ -1,5 +1,4 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -17,6 +16,7 @@ import { webhooksConfigSchema } from '@svc/webhooks/config';
 import { startWebhooks } from '@svc/webhooks/service';
 import { gatewayConfigSchema } from '../src/config.ts';
 import { startGateway } from '../src/service.ts';
+import { freePort } from './http.ts';
 
 /**
  * A real stack for one test file: a fresh database cloned from the migrated template, its own
@@ -174,29 +174,4 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   };
 }
 
-/** A small client for the gateway: JSON in, JSON out, status and headers kept. */
-export function api(baseUrl: string, key?: string) {
-  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-  };
-}
-
-/** A port nobody listens on right now (the OS picks it), for a service whose URL must be known first. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+export { api } from './http.ts';

@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -17,6 +16,8 @@ import { accountsConfigSchema } from '../../accounts/src/config.ts';
 import { startAccounts } from '../../accounts/src/service.ts';
 import { gatewayConfigSchema } from '../../gateway/src/config.ts';
 import { startGateway } from '../../gateway/src/service.ts';
+import { connectThroughLink, createUser } from '../../gateway/test/connect-helpers.ts';
+import { api, freePort } from '../../gateway/test/http.ts';
 import { createPartner } from '../../identity/src/admin/partners.ts';
 import { identityConfigSchema } from '../../identity/src/config.ts';
 import { startIdentity } from '../../identity/src/service.ts';
@@ -50,7 +51,7 @@ export interface CrashStack {
   stopPublishing(signal: 'SIGKILL' | 'SIGTERM'): Promise<void>;
   sandboxControl<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   /** The gateway as the partner (JSON in, JSON out). */
-  call: ReturnType<typeof gatewayClient>;
+  call: ReturnType<typeof api>;
   /** A workspace with an Instagram account connected through the hosted flow, and a JPEG uploaded. */
   instagramWorkspace(): Promise<{
     workspace: string;
@@ -125,7 +126,7 @@ export async function startCrashStack(options: { containerProcessingMs: number }
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2, options: '-c search_path=publishing' });
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'crash-test', logger: quiet });
   const { key } = await createPartner(identity.prisma, uniquePrefix('crash-'));
-  const call = gatewayClient(gatewayUrl, key);
+  const call = api(gatewayUrl, key);
   const sandboxControl = async <T>(method: string, route: string, body?: unknown) => {
     const response = await fetch(`${sandbox.url}${route}`, {
       method,
@@ -157,12 +158,14 @@ export async function startCrashStack(options: { containerProcessingMs: number }
     call,
     async instagramWorkspace() {
       const workspace = (await call('POST', '/v1/workspaces', { name: 'Crash' })).body.id as string;
-      const user = await sandboxControl<{ user: { id: string } }>('POST', '/__sandbox/users', {
-        name: 'Jane',
-        pages: [{ name: 'Acme Bakery', instagram: { username: 'acme' } }],
-      });
+      const user = await createUser({ sandboxControl }, [
+        { name: 'Acme Bakery', instagram: { username: 'acme' } },
+      ]);
       const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
-      await connect(sandbox.url, link.url as string, user.user.id);
+      await connectThroughLink({ sandbox }, link.url as string, 'page_network', {
+        userId: user.user.id,
+        decision: 'approve',
+      });
       const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
         id: string;
         network: string;
@@ -208,44 +211,6 @@ export async function startCrashStack(options: { containerProcessingMs: number }
   return stack;
 }
 
-function gatewayClient(baseUrl: string, key: string) {
-  return async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${baseUrl}${route}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
-}
-
-/** The hosted connect flow as a browser runs it: link → consent (approve, every Page) → our callback. */
-async function connect(sandboxUrl: string, linkUrl: string, userId: string): Promise<void> {
-  const started = await fetch(`${linkUrl}/page_network/start`, { redirect: 'manual' });
-  const dialog = new URL(started.headers.get('location') ?? '');
-  const form = new URLSearchParams({
-    client_id: dialog.searchParams.get('client_id') ?? '',
-    redirect_uri: dialog.searchParams.get('redirect_uri') ?? '',
-    state: dialog.searchParams.get('state') ?? '',
-    scope: dialog.searchParams.get('scope') ?? '',
-    decision: 'approve',
-    user_id: userId,
-  });
-  const consent = await fetch(`${sandboxUrl}/__sandbox/consent`, {
-    method: 'POST',
-    body: form,
-    redirect: 'manual',
-  });
-  const callback = consent.headers.get('location');
-  if (consent.status !== 302 || !callback) throw new Error(`consent: ${consent.status}`);
-  const done = await fetch(callback, { redirect: 'manual' });
-  await done.text();
-}
-
 /** Runs the real publishing entry point as its own process and waits for its gRPC server. */
 async function spawnPublishing(env: Record<string, string>): Promise<PublishingChild> {
   const child = spawn(
@@ -274,14 +239,4 @@ async function spawnPublishing(env: Record<string, string>): Promise<PublishingC
     });
   });
   return { child, logs, exited };
-}
-
-/** A port nobody listens on right now, for a service whose address must be known first. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }

@@ -1,7 +1,7 @@
 // A devDependency on purpose: like the rest of the NATS client (through @svc/bus) it is compiled into
 // the bundle, so the service runs one copy of it, never a bundled and an installed one side by side.
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import type { Bus } from '@svc/bus';
+import { type Bus, ensureDurableConsumer } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
@@ -43,12 +43,7 @@ export async function consumeEvents(deps: {
     ack_wait: deps.ackWaitMs * 1e6,
     max_deliver: -1,
   };
-  try {
-    await bus.jsm.consumers.info(stream, durable);
-    await bus.jsm.consumers.update(stream, durable, config);
-  } catch {
-    await bus.jsm.consumers.add(stream, config);
-  }
+  await ensureDurableConsumer(bus, stream, durable, config);
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
 

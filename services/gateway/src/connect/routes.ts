@@ -107,8 +107,6 @@ export function connectRoutes(deps: ConnectDeps) {
           state: q.state ?? '',
           code: q.code ?? '',
           error: q.error ?? '',
-          errorReason: q.error_reason ?? '',
-          errorDescription: q.error_description ?? '',
         });
         return answerOutcome(request, reply, base, outcome as ConnectOutcome);
       },
@@ -153,7 +151,7 @@ function answerOutcome(request: FastifyRequest, reply: FastifyReply, base: strin
 /** The partner's redirect_url with `status` and the connected account ids. */
 export function partnerReturnUrl(outcome: ConnectOutcome): string {
   const url = new URL(outcome.redirectUrl);
-  url.searchParams.set('status', outcome.status === 'partial' ? 'partial' : outcome.status);
+  url.searchParams.set('status', outcome.status);
   url.searchParams.set('accounts', outcome.accounts.map((a) => a.id).join(','));
   return url.toString();
 }
