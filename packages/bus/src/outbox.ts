@@ -1,4 +1,5 @@
 import { headers } from '@nats-io/nats-core';
+import { transaction } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Bus } from './connection.ts';
@@ -80,44 +81,36 @@ export class OutboxRelay {
     }
   }
 
-  /** Publishes one batch; returns how many rows it published. */
+  /**
+   * Publishes one batch; returns how many rows it published. Named statements (per schema, since a
+   * statement name lives on the connection) skip re-planning on every pass.
+   */
   async relayBatch(): Promise<number> {
-    const client = await this.pool.connect();
-    const table = `"${this.options.schema}".outbox`;
-    try {
-      await client.query('BEGIN');
+    const { schema, batchSize = 100 } = this.options;
+    return transaction(this.pool, async (client) => {
       const { rows } = await client.query<{
         id: string;
         subject: string;
         payload: EventEnvelope;
         request_id: string | null;
-      }>(
-        `SELECT id, subject, payload, request_id FROM ${table}
-          WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? 100],
-      );
+      }>({
+        name: `outbox_claim_${schema}`,
+        text: `SELECT id, subject, payload, request_id FROM "${schema}".outbox
+                WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        values: [batchSize],
+      });
+      if (rows.length === 0) return 0;
       await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.request_id)));
-      if (rows.length > 0) {
-        await client.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1)`, [
-          rows.map((r) => r.id),
-        ]);
-      }
-      await client.query('COMMIT');
+      await client.query({
+        name: `outbox_mark_${schema}`,
+        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1)`,
+        values: [rows.map((r) => r.id)],
+      });
       return rows.length;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
-  private async publish(
-    id: string,
-    subject: string,
-    payload: unknown,
-    requestId: string | null,
-  ): Promise<void> {
+  private async publish(id: string, subject: string, payload: EventEnvelope, requestId: string | null) {
     const h = headers();
     if (requestId) h.set('X-Request-Id', requestId);
     await this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {

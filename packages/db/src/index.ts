@@ -16,6 +16,29 @@ export function createPool(databaseUrl: string, schema: string, max = 10): pg.Po
   });
 }
 
+/**
+ * Runs `work` in one transaction on a pooled client: committed if it resolves, rolled back if it
+ * throws. For the raw-SQL paths; Prisma's own `$transaction` serves the rest.
+ */
+export async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  // A connection that could not even roll back is destroyed rather than handed to the next caller.
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
 export function prismaAdapter(pool: pg.Pool, schema: string): PrismaPg {
   return new PrismaPg(pool, { schema });
 }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { PublishingConfig } from './config.ts';
 import type { Db } from './db.ts';
 import type { MediaStorage } from './media/storage.ts';
+import type { SettlementWatch } from './posts/wait.ts';
 
 /** What the publishing service's operations share; `now` is injectable so tests can move time. */
 export interface PublishingContext {
@@ -15,6 +16,7 @@ export interface PublishingContext {
   accounts: ServiceClient<typeof AccountsService>;
   identity: ServiceClient<typeof IdentityService>;
   relay: OutboxRelay;
+  settlements: SettlementWatch;
   bus: Bus;
   storage: MediaStorage;
   config: PublishingConfig;

@@ -1,7 +1,7 @@
 import { type EventEnvelope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
 import { currentRequestId } from '@svc/logging';
+import type pg from 'pg';
 import type { PublishingContext } from './context.ts';
-import type { Prisma } from './generated/prisma/client.ts';
 import { type PostWithTargets, postJson } from './posts/view.ts';
 
 /** Partner slug and current external_id of the post's workspace, read when the event is made. */
@@ -17,12 +17,15 @@ export async function postEvent(ctx: PublishingContext, outcome: PostOutcome, po
   return makeEvent(`post.${outcome}`, await scopeOf(ctx, post.workspaceId), { post: postJson(post) });
 }
 
-type OutboxInsert = Prisma.OutboxMessageCreateManyInput;
+/** A row of the outbox table; the relay publishes it on NATS after the commit. */
+export interface OutboxInsert {
+  id: string;
+  subject: string;
+  payload: unknown;
+  requestId: string | null;
+}
 
-const eventRow = (event: EventEnvelope): OutboxInsert => {
-  const row = outboxRowFor(event, currentRequestId());
-  return { ...row, payload: row.payload as unknown as Prisma.InputJsonObject };
-};
+const eventRow = (event: EventEnvelope): OutboxInsert => outboxRowFor(event, currentRequestId());
 
 /** One publish job per target, keyed by attempt so a relay re-publish is dropped by JetStream. */
 export const publishJobRow = (postId: string, accountId: string, attempt: number): OutboxInsert => ({
@@ -32,11 +35,26 @@ export const publishJobRow = (postId: string, accountId: string, attempt: number
   requestId: currentRequestId() ?? null,
 });
 
+const INSERT_OUTBOX = {
+  name: 'publishing_insert_outbox',
+  text: `INSERT INTO outbox (id, subject, payload, request_id)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[])`,
+};
+
 /** Writes events and jobs in the caller's transaction; the relay publishes them after commit. */
 export async function writeOutbox(
-  tx: Prisma.TransactionClient,
+  tx: pg.PoolClient,
   items: { events?: EventEnvelope[]; jobs?: OutboxInsert[] },
 ): Promise<void> {
-  const data = [...(items.events ?? []).map(eventRow), ...(items.jobs ?? [])];
-  if (data.length > 0) await tx.outboxMessage.createMany({ data });
+  const rows = [...(items.events ?? []).map(eventRow), ...(items.jobs ?? [])];
+  if (rows.length === 0) return;
+  await tx.query({
+    ...INSERT_OUTBOX,
+    values: [
+      rows.map((r) => r.id),
+      rows.map((r) => r.subject),
+      rows.map((r) => JSON.stringify(r.payload)),
+      rows.map((r) => r.requestId),
+    ],
+  });
 }

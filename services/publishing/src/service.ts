@@ -17,6 +17,7 @@ import { openDatabase, SCHEMA } from './db.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
 import { LocalMediaStorage } from './media/local-storage.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
+import { SettlementWatch } from './posts/wait.ts';
 import { startWorkers } from './workers.ts';
 
 /** Media travel inside gRPC messages (uploads and the signed-URL reads): allow them in full. */
@@ -51,6 +52,7 @@ export async function startPublishing(
     }),
     identity: createClient(IdentityService, config.IDENTITY_GRPC_URL),
     relay,
+    settlements: new SettlementWatch(bus, pool),
     bus,
     storage: new LocalMediaStorage(config.MEDIA_DIR),
     config,

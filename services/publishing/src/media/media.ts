@@ -167,13 +167,23 @@ export async function purgeWorkspaceMedia(ctx: PublishingContext, workspaceId: s
 }
 
 /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
+const MEDIA_FILE = {
+  name: 'publishing_media_file',
+  text: 'SELECT mime, storage_key AS "storageKey" FROM media WHERE id = $1',
+};
+
 export async function readMediaFile(
   ctx: PublishingContext,
   token: string,
 ): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
   const verified = verifyMediaToken(ctx.config, token, ctx.now());
   if (!verified) throw errors.notFound('media file');
-  const media = await ctx.db.media.findUnique({ where: { id: verified.mediaId } });
+  // Once per target published (the network fetches the file): a named statement, not Prisma.
+  const { rows } = await ctx.pool.query<Pick<Media, 'mime' | 'storageKey'>>({
+    ...MEDIA_FILE,
+    values: [verified.mediaId],
+  });
+  const media = rows[0];
   if (!media) throw errors.notFound('media file');
   const data = await ctx.storage.get(variantKey(media, verified.variant));
   if (!data) throw errors.notFound('media file');

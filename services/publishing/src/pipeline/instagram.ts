@@ -1,7 +1,7 @@
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
-import type { Media, PostTarget } from '../generated/prisma/client.ts';
 import { publishableMediaUrl } from '../media/instagram-ready.ts';
+import { recordContainer, recordPublishSent } from './targets.ts';
 import { askUntilSettled } from './unknown-outcome.ts';
 import type { Published, TargetJob } from './worker.ts';
 
@@ -26,11 +26,11 @@ export async function publishToInstagram(ctx: PublishingContext, job: TargetJob)
   }
   if (!containerId) {
     containerId = await createContainer(ctx, job);
-    await record(ctx, target, { containerId });
+    await recordContainer(ctx.pool, target, containerId);
   }
   await waitUntilReady(ctx, token, containerId);
   const sentAt = ctx.now();
-  await record(ctx, target, { publishSentAt: sentAt });
+  await recordPublishSent(ctx.pool, target, sentAt);
   let mediaId: string;
   try {
     mediaId = (await ctx.graph.instagram.publish(token, platformId, containerId)).id;
@@ -48,13 +48,14 @@ export async function publishToInstagram(ctx: PublishingContext, job: TargetJob)
 }
 
 async function createContainer(ctx: PublishingContext, job: TargetJob): Promise<string> {
-  const { token, platformId, media, post } = job;
+  const { token, platformId, target } = job;
+  const { media } = target;
   const urls = await Promise.all(media.map((m) => publishableMediaUrl(ctx, m, 'photo_network')));
   if (urls.length === 1)
     return (
       await ctx.graph.instagram.createImageContainer(token, platformId, {
         imageUrl: urls[0] ?? '',
-        caption: post.caption,
+        caption: target.caption,
       })
     ).id;
   const children: string[] = [];
@@ -66,12 +67,12 @@ async function createContainer(ctx: PublishingContext, job: TargetJob): Promise<
       throw error;
     }
   }
-  return (await ctx.graph.instagram.createCarousel(token, platformId, { children, caption: post.caption }))
+  return (await ctx.graph.instagram.createCarousel(token, platformId, { children, caption: target.caption }))
     .id;
 }
 
 /** A carousel refusal names the item: "media item 2 (med_…): <the provider's message>". */
-function attributed(error: GraphApiError, index: number, media: Media | undefined): GraphApiError {
+function attributed(error: GraphApiError, index: number, media: { id: string } | undefined): GraphApiError {
   error.message = `media item ${index + 1} (${media?.id ?? 'unknown'}): ${error.message}`;
   return error;
 }
@@ -107,23 +108,12 @@ async function adoptIfPublished(
   const since = (job.target.publishSentAt?.getTime() ?? 0) - 60_000;
   const recent = await ctx.graph.instagram.recentMedia(job.token, job.platformId);
   const match = recent.find(
-    (m) => (m.caption ?? '') === job.post.caption && (!m.timestamp || Date.parse(m.timestamp) >= since),
+    (m) => (m.caption ?? '') === job.target.caption && (!m.timestamp || Date.parse(m.timestamp) >= since),
   );
   if (!match) return null;
-  ctx.logger.info({ post: job.post.id, media: match.id }, 'adopted a publish whose answer was lost');
+  ctx.logger.info({ post: job.target.postId, media: match.id }, 'adopted a publish whose answer was lost');
   return {
     platformPostId: match.id,
     permalink: match.permalink ?? (await ctx.graph.instagram.permalink(job.token, match.id)),
   };
-}
-
-async function record(
-  ctx: PublishingContext,
-  target: PostTarget,
-  data: { containerId?: string; publishSentAt?: Date },
-): Promise<void> {
-  await ctx.db.postTarget.update({
-    where: { postId_accountId: { postId: target.postId, accountId: target.accountId } },
-    data,
-  });
 }

@@ -1,6 +1,7 @@
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
 import { publishableMediaUrl } from '../media/instagram-ready.ts';
+import { recordPublishSent } from './targets.ts';
 import { askUntilSettled } from './unknown-outcome.ts';
 import type { Published, TargetJob } from './worker.ts';
 
@@ -10,19 +11,16 @@ import type { Published, TargetJob } from './worker.ts';
  * unknown outcome the Page's recent posts tell whether it went through.
  */
 export async function publishToPage(ctx: PublishingContext, job: TargetJob): Promise<Published> {
-  const { target, token, platformId, post } = job;
+  const { target, token, platformId } = job;
   if (target.publishSentAt) {
     const adopted = await adoptIfPosted(ctx, job, target.publishSentAt);
     if (adopted) return adopted;
   }
   const sentAt = ctx.now();
-  await ctx.db.postTarget.update({
-    where: { postId_accountId: { postId: target.postId, accountId: target.accountId } },
-    data: { publishSentAt: sentAt },
-  });
+  await recordPublishSent(ctx.pool, target, sentAt);
   let id: string;
   try {
-    id = await send(ctx, job);
+    id = await send();
   } catch (error) {
     if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
       const adopted = await askUntilSettled(() => adoptIfPosted(ctx, job, sentAt));
@@ -32,19 +30,19 @@ export async function publishToPage(ctx: PublishingContext, job: TargetJob): Pro
   }
   return { platformPostId: id, permalink: await ctx.graph.pages.permalink(token, id) };
 
-  async function send(ctx: PublishingContext, job: TargetJob): Promise<string> {
-    const urls = await Promise.all(job.media.map((m) => publishableMediaUrl(ctx, m, 'page_network')));
+  async function send(): Promise<string> {
+    const urls = await Promise.all(target.media.map((m) => publishableMediaUrl(ctx, m, 'page_network')));
     if (urls.length === 0)
-      return (await ctx.graph.pages.postToFeed(token, platformId, { message: post.caption })).id;
+      return (await ctx.graph.pages.postToFeed(token, platformId, { message: target.caption })).id;
     if (urls.length === 1) {
       const photo = await ctx.graph.pages.postPhoto(token, platformId, {
         url: urls[0] ?? '',
-        caption: post.caption,
+        caption: target.caption,
       });
       return photo.post_id ?? photo.id;
     }
     return (
-      await ctx.graph.pages.postMultiPhoto(token, platformId, { message: post.caption, photoUrls: urls })
+      await ctx.graph.pages.postMultiPhoto(token, platformId, { message: target.caption, photoUrls: urls })
     ).id;
   }
 }
@@ -53,9 +51,13 @@ async function adoptIfPosted(ctx: PublishingContext, job: TargetJob, sentAt: Dat
   const recent = await ctx.graph.pages.recentPosts(job.token, job.platformId);
   const since = sentAt.getTime() - 60_000;
   const match = recent.find(
-    (p) => (p.message ?? '') === job.post.caption && (!p.created_time || Date.parse(p.created_time) >= since),
+    (p) =>
+      (p.message ?? '') === job.target.caption && (!p.created_time || Date.parse(p.created_time) >= since),
   );
   if (!match) return null;
-  ctx.logger.info({ post: job.post.id, page_post: match.id }, 'adopted a page post whose answer was lost');
+  ctx.logger.info(
+    { post: job.target.postId, page_post: match.id },
+    'adopted a page post whose answer was lost',
+  );
   return { platformPostId: match.id, permalink: match.permalink_url ?? null };
 }

@@ -1,3 +1,4 @@
+import { transaction } from '@svc/db';
 import type { PublishingContext } from '../context.ts';
 import { publishJobRow, writeOutbox } from '../events.ts';
 
@@ -7,21 +8,32 @@ import { publishJobRow, writeOutbox } from '../events.ts';
  * worker (spec 3, rule 2); the others publish.
  */
 export async function startDuePosts(ctx: PublishingContext, batchSize = 50): Promise<number> {
-  const now = ctx.now();
-  const started = await ctx.db.$transaction(async (tx) => {
-    const due = await tx.$queryRaw<{ id: string; attempts: number }[]>`
-      SELECT id, attempts FROM posts WHERE status = 'scheduled' AND schedule_at <= ${now}
-      ORDER BY schedule_at LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
-    for (const post of due) {
-      const attempt = post.attempts + 1;
-      await tx.post.update({ where: { id: post.id }, data: { status: 'publishing', attempts: attempt } });
-      const targets = await tx.postTarget.findMany({
-        where: { postId: post.id, status: { not: 'published' } },
-      });
-      await writeOutbox(tx, { jobs: targets.map((t) => publishJobRow(post.id, t.accountId, attempt)) });
-    }
-    return due.length;
+  const started = await transaction(ctx.pool, async (tx) => {
+    const due = await tx.query<{ id: string; attempts: number; accounts: string[] }>({
+      ...START_DUE,
+      values: [ctx.now(), batchSize],
+    });
+    const jobs = due.rows.flatMap((post) =>
+      post.accounts.map((accountId) => publishJobRow(post.id, accountId, post.attempts)),
+    );
+    await writeOutbox(tx, { jobs });
+    return due.rowCount ?? 0;
   });
   if (started > 0) ctx.relay.kick();
   return started;
 }
+
+/** Moves the due posts to publishing and answers each with its targets still to publish. */
+const START_DUE = {
+  name: 'publishing_start_due_posts',
+  text: `
+WITH due AS (
+  SELECT id FROM posts WHERE status = 'scheduled' AND schedule_at <= $1
+   ORDER BY schedule_at LIMIT $2 FOR UPDATE SKIP LOCKED
+)
+UPDATE posts p SET status = 'publishing', attempts = p.attempts + 1, updated_at = now()
+  FROM due WHERE p.id = due.id
+RETURNING p.id, p.attempts,
+  ARRAY(SELECT account_id FROM post_targets t WHERE t.post_id = p.id AND t.status <> 'published'
+         ORDER BY t.position) AS accounts`,
+};

@@ -1,6 +1,9 @@
+import { transaction } from '@svc/db';
 import type { PublishingContext } from '../context.ts';
 import { type PostOutcome, postEvent, writeOutbox } from '../events.ts';
 import type { PostTarget } from '../generated/prisma/client.ts';
+import { POST_COLUMNS, postFromRow, TARGET_COLUMNS, targetFromRow } from '../posts/rows.ts';
+import type { ClaimedTarget } from './targets.ts';
 
 /**
  * Recording a target's outcome, and the post's when it was the last one to settle: the post
@@ -36,37 +39,74 @@ export function lastErrorOf(targets: Pick<PostTarget, 'status' | 'network' | 'er
 
 export async function settleTarget(
   ctx: PublishingContext,
-  postId: string,
-  accountId: string,
+  target: Pick<ClaimedTarget, 'postId' | 'accountId'>,
   outcome: TargetOutcome,
 ): Promise<void> {
-  const post = await ctx.db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM posts WHERE id = ${postId} FOR UPDATE`;
-    await tx.postTarget.update({
-      where: { postId_accountId: { postId, accountId } },
-      data:
-        outcome.status === 'published'
-          ? { ...outcome, error: null }
-          : { status: 'failed', error: outcome.error },
+  const { postId, accountId } = target;
+  const post = await transaction(ctx.pool, async (tx) => {
+    // The lock comes first, in its own statement: the targets read next then see every sibling
+    // settled before it, so exactly one of two concurrent last settlements derives the outcome.
+    const locked = await tx.query<{ status: string }>({ ...LOCK_POST, values: [postId] });
+    const status = locked.rows[0]?.status;
+    if (!status) return null; // the workspace was deleted meanwhile
+    const published = outcome.status === 'published' ? outcome : undefined;
+    const targets = await tx.query({
+      ...RECORD_OUTCOME,
+      values: [
+        postId,
+        accountId,
+        outcome.status,
+        outcome.status === 'failed' ? outcome.error : null,
+        published?.platformPostId ?? null,
+        published?.permalink ?? null,
+        published?.publishedAt ?? null,
+        published?.firstCommentId ?? null,
+        published?.firstCommentError ?? null,
+      ],
     });
-    const current = await tx.post.findUniqueOrThrow({ where: { id: postId }, include: { targets: true } });
-    const result = current.status === 'publishing' ? derivePostOutcome(current.targets) : null;
+    const current = targets.rows.map(targetFromRow);
+    const result = status === 'publishing' ? derivePostOutcome(current) : null;
     if (!result) return null;
-    const published = current.targets.flatMap((t) => (t.publishedAt ? [t.publishedAt] : []));
-    const settled = await tx.post.update({
-      where: { id: postId },
-      data: {
-        status: result,
-        lastError: lastErrorOf(current.targets),
-        publishedAt: published.length > 0 ? new Date(Math.max(...published.map((d) => d.getTime()))) : null,
-      },
-      include: { targets: true },
+    const times = current.flatMap((t) => (t.publishedAt ? [t.publishedAt.getTime()] : []));
+    const settled = await tx.query({
+      ...SETTLE_POST,
+      values: [postId, result, lastErrorOf(current), times.length > 0 ? new Date(Math.max(...times)) : null],
     });
-    await writeOutbox(tx, { events: [await postEvent(ctx, result, settled)] });
-    return settled;
+    const post = { ...postFromRow(settled.rows[0] ?? {}), targets: current };
+    await writeOutbox(tx, { events: [await postEvent(ctx, result, post)] });
+    return post;
   });
   if (post) {
     ctx.relay.kick();
     ctx.logger.info({ post: postId, status: post.status }, 'post settled');
   }
 }
+
+const LOCK_POST = { name: 'publishing_lock_post', text: 'SELECT status FROM posts WHERE id = $1 FOR UPDATE' };
+
+/**
+ * Records the target's outcome and answers every target of the post as it now stands. A
+ * published outcome clears the error; a failure keeps what the target recorded before.
+ */
+const RECORD_OUTCOME = {
+  name: 'publishing_record_outcome',
+  text: `
+WITH recorded AS (
+  UPDATE post_targets
+     SET status = $3, error = $4,
+         platform_post_id = coalesce($5, platform_post_id), permalink = coalesce($6, permalink),
+         published_at = coalesce($7, published_at), first_comment_id = coalesce($8, first_comment_id),
+         first_comment_error = coalesce($9, first_comment_error), updated_at = now()
+   WHERE post_id = $1 AND account_id = $2
+  RETURNING ${TARGET_COLUMNS}
+)
+SELECT * FROM recorded
+UNION ALL
+SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = $1 AND account_id <> $2`,
+};
+
+const SETTLE_POST = {
+  name: 'publishing_settle_post',
+  text: `UPDATE posts SET status = $2, last_error = $3, published_at = $4, updated_at = now()
+          WHERE id = $1 RETURNING ${POST_COLUMNS}`,
+};

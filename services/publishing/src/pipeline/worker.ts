@@ -1,11 +1,11 @@
 import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
-import type { Media, Post, PostTarget } from '../generated/prisma/client.ts';
 import { DAILY_PHOTO_LIMIT, usedToday } from '../posts/publishing-limit.ts';
 import { PublishRefused, publishToInstagram } from './instagram.ts';
 import { publishToPage } from './page.ts';
 import { settleTarget } from './settle.ts';
+import { type ClaimedTarget, claimTarget } from './targets.ts';
 
 /**
  * One publish job = one target of one post. Idempotent: a settled target is skipped, so a
@@ -20,9 +20,7 @@ export interface PublishJob {
 }
 
 export interface TargetJob {
-  post: Post;
-  target: PostTarget;
-  media: Media[];
+  target: ClaimedTarget;
   token: string;
   /** The network's id of the account (Instagram user id or Page id). */
   platformId: string;
@@ -34,44 +32,27 @@ export interface Published {
 }
 
 export async function handlePublishJob(ctx: PublishingContext, job: PublishJob): Promise<void> {
-  const target = await ctx.db.postTarget.findUnique({
-    where: { postId_accountId: { postId: job.post_id, accountId: job.account_id } },
-    include: { post: true },
-  });
-  if (!target || target.status === 'published' || target.status === 'failed') return;
-  if (target.post.attempts !== job.attempt) return; // a job of an earlier attempt
-  const { post, ...row } = target;
-  await ctx.db.postTarget.update({
-    where: { postId_accountId: { postId: post.id, accountId: row.accountId } },
-    data: { status: 'publishing' },
-  });
-  const fail = (error: string) => settleTarget(ctx, post.id, row.accountId, { status: 'failed', error });
+  const target = await claimTarget(ctx.pool, job);
+  if (!target) return;
+  const fail = (error: string) => settleTarget(ctx, target, { status: 'failed', error });
 
-  const vault = await readToken(ctx, row.accountId);
+  const vault = await readToken(ctx, target.accountId);
   if ('error' in vault) return fail(vault.error);
-  if (row.network === 'photo_network') {
-    const used = await usedToday(ctx, row.accountId);
-    if (used >= DAILY_PHOTO_LIMIT && !row.containerId)
+  if (target.network === 'photo_network' && !target.containerId) {
+    const used = await usedToday(ctx, target.accountId);
+    if (used >= DAILY_PHOTO_LIMIT)
       return fail(
         `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`,
       );
   }
-  const media = await ctx.db.media.findMany({ where: { id: { in: post.mediaIds } } });
-  const ordered = post.mediaIds.flatMap((id) => media.filter((m) => m.id === id));
-  const targetJob: TargetJob = {
-    post,
-    target: row,
-    media: ordered,
-    token: vault.token,
-    platformId: vault.platformId,
-  };
+  const targetJob: TargetJob = { target, token: vault.token, platformId: vault.platformId };
   try {
     const result =
-      row.network === 'photo_network'
+      target.network === 'photo_network'
         ? await publishToInstagram(ctx, targetJob)
         : await publishToPage(ctx, targetJob);
     const firstComment = await postFirstComment(ctx, targetJob, result.platformPostId);
-    await settleTarget(ctx, post.id, row.accountId, {
+    await settleTarget(ctx, target, {
       status: 'published',
       ...result,
       ...firstComment,
@@ -80,7 +61,7 @@ export async function handlePublishJob(ctx: PublishingContext, job: PublishJob):
   } catch (error) {
     if (error instanceof PublishRefused) return fail(error.message);
     if (!(error instanceof GraphApiError)) throw error;
-    await reportTokenProblem(ctx, row.accountId, error);
+    await reportTokenProblem(ctx, target.accountId, error);
     return fail(error.message);
   }
 }
@@ -94,7 +75,7 @@ async function postFirstComment(
   job: TargetJob,
   platformPostId: string,
 ): Promise<{ firstCommentId?: string; firstCommentError?: string }> {
-  const text = (job.post.options as { first_comment?: unknown }).first_comment;
+  const text = job.target.options.first_comment;
   if (typeof text !== 'string' || text === '') return {};
   try {
     const comment =

@@ -6,8 +6,7 @@ import { dryRun } from './dry-run.ts';
 import { idempotent } from './idempotency.ts';
 import { createPost, getPost, listPosts, publishPost, updatePost } from './posts.ts';
 import { publishingLimit } from './publishing-limit.ts';
-import { toPostMessage } from './view.ts';
-import { waitForSettlement } from './wait.ts';
+import { type PostWithTargets, toPostMessage } from './view.ts';
 
 type PostMethods =
   | 'createPost'
@@ -42,9 +41,20 @@ const optionsOf = (json: string | undefined): Record<string, unknown> => {
 export function postHandlers(
   ctx: PublishingContext,
 ): Pick<ServiceImplementation<typeof PublishingService>, PostMethods> {
-  const answer = async (caller: Caller, result: { postId: string; replayed: boolean }, waitMs: number) => {
-    await waitForSettlement(ctx, result.postId, Math.min(waitMs, MAX_WAIT_MS));
-    return { post: toPostMessage(await getPost(ctx, caller, result.postId)), replayed: result.replayed };
+  /**
+   * The post as it stands once the wait (if any) is over: the one this request just wrote when
+   * nothing was waited for, else read again (a replay, or an outcome that arrived meanwhile).
+   */
+  const answer = async (
+    caller: Caller,
+    result: { postId: string; replayed: boolean },
+    waitMs: number,
+    written: PostWithTargets | undefined,
+  ) => {
+    await ctx.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
+    const post =
+      written && !result.replayed && waitMs <= 0 ? written : await getPost(ctx, caller, result.postId);
+    return { post: toPostMessage(post), replayed: result.replayed };
   };
   return {
     async createPost(req) {
@@ -61,8 +71,13 @@ export function postHandlers(
         createdBy: req.createdBy || 'api',
       };
       if (req.dryRun) return { dryRunJson: JSON.stringify(await dryRun(ctx, caller, input)) };
-      const create = () => createPost(ctx, caller, input).then((post) => post.id);
-      return answer(caller, await idempotent(ctx, caller.partnerId, req.idempotency, create), req.waitMs);
+      let written: PostWithTargets | undefined;
+      const create = async () => {
+        written = await createPost(ctx, caller, input);
+        return written.id;
+      };
+      const result = await idempotent(ctx, caller.partnerId, req.idempotency, create);
+      return answer(caller, result, req.waitMs, written);
     },
     async getPost(req) {
       return { post: toPostMessage(await getPost(ctx, callerOf(req.caller), req.postId)) };
@@ -91,8 +106,13 @@ export function postHandlers(
     },
     async publishPost(req) {
       const caller = callerOf(req.caller);
-      const publish = () => publishPost(ctx, caller, req.postId).then((post) => post.id);
-      return answer(caller, await idempotent(ctx, caller.partnerId, req.idempotency, publish), req.waitMs);
+      let written: PostWithTargets | undefined;
+      const publish = async () => {
+        written = await publishPost(ctx, caller, req.postId);
+        return written.id;
+      };
+      const result = await idempotent(ctx, caller.partnerId, req.idempotency, publish);
+      return answer(caller, result, req.waitMs, written);
     },
   };
 }

@@ -1,10 +1,12 @@
 import type { Account } from '@svc/contracts';
-import { type Caller, found, pageWindow, visibleTo } from '@svc/db';
+import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
 import { errors, ServiceError } from '@svc/errors';
 import { newId } from '@svc/ids';
+import type pg from 'pg';
 import type { PublishingContext } from '../context.ts';
 import { publishJobRow, writeOutbox } from '../events.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
+import { POST_COLUMNS, postFromRow, readPost, TARGET_COLUMNS, targetFromRow } from './rows.ts';
 import { checkForNetwork, type Network } from './rules.ts';
 import type { MediaSummary, PostWithTargets } from './view.ts';
 
@@ -27,11 +29,12 @@ export interface PostInput {
 
 const withTargets = { targets: true } as const;
 
+/** A post of the caller's scope; another partner's or workspace's is not_found. */
 export async function getPost(ctx: PublishingContext, caller: Caller, id: string): Promise<PostWithTargets> {
-  return found(
-    await ctx.db.post.findFirst({ where: { id, ...visibleTo(caller) }, include: withTargets }),
-    'post',
-  );
+  const post = await readPost(ctx.pool, id);
+  const visible =
+    post?.partnerId === caller.partnerId && (!caller.workspaceId || post.workspaceId === caller.workspaceId);
+  return found(visible ? post : null, 'post');
 }
 
 export async function createPost(
@@ -39,8 +42,14 @@ export async function createPost(
   caller: Caller,
   input: PostInput,
 ): Promise<PostWithTargets> {
-  await ctx.identity.getWorkspace({ partnerId: caller.partnerId, workspaceId: input.workspaceId });
-  const { accounts, media } = await checkPost(ctx, caller, input);
+  // Both at once; a missing workspace is the answer before anything checkPost says.
+  const [workspace, checked] = await Promise.allSettled([
+    ctx.identity.getWorkspace({ partnerId: caller.partnerId, workspaceId: input.workspaceId }),
+    checkPost(ctx, caller, input),
+  ]);
+  if (workspace.status === 'rejected') throw workspace.reason;
+  if (checked.status === 'rejected') throw checked.reason;
+  const { accounts, media } = checked.value;
   const now = ctx.now();
   const status = input.draft
     ? 'draft'
@@ -48,40 +57,58 @@ export async function createPost(
       ? 'scheduled'
       : 'publishing';
   const id = newId('post');
-  return ctx.db
-    .$transaction(async (tx) => {
-      await lockMedia(tx, input.mediaIds);
-      await tx.post.create({
-        data: {
-          id,
-          partnerId: caller.partnerId,
-          workspaceId: input.workspaceId,
-          externalRef: input.externalRef,
-          caption: input.caption,
-          mediaIds: input.mediaIds,
-          media: media as unknown as Prisma.InputJsonArray,
-          scheduleAt: input.scheduleAt,
-          status,
-          attempts: status === 'publishing' ? 1 : 0,
-          createdBy: input.createdBy,
-          options: input.options as Prisma.InputJsonObject,
-          targets: {
-            create: accounts.map((account, position) => ({
-              accountId: account.id,
-              position,
-              network: account.network,
-              username: account.username,
-              status: 'pending',
-            })),
-          },
-        },
-      });
-      if (status === 'publishing')
-        await writeOutbox(tx, { jobs: accounts.map((a) => publishJobRow(id, a.id, 1)) });
-      return tx.post.findUniqueOrThrow({ where: { id }, include: withTargets });
-    })
-    .finally(() => ctx.relay.kick());
+  const post = await transaction(ctx.pool, async (tx) => {
+    await lockMedia(tx, input.mediaIds);
+    const { rows } = await tx.query({
+      ...INSERT_POST,
+      values: [
+        id,
+        caller.partnerId,
+        input.workspaceId,
+        input.externalRef,
+        input.caption,
+        input.mediaIds,
+        JSON.stringify(media),
+        input.scheduleAt,
+        status,
+        status === 'publishing' ? 1 : 0,
+        input.createdBy,
+        JSON.stringify(input.options),
+      ],
+    });
+    const targets = await tx.query({ ...INSERT_TARGETS, values: targetColumns(id, accounts) });
+    if (status === 'publishing')
+      await writeOutbox(tx, { jobs: accounts.map((a) => publishJobRow(id, a.id, 1)) });
+    return { ...postFromRow(rows[0] ?? {}), targets: targets.rows.map(targetFromRow) };
+  });
+  if (status === 'publishing') ctx.relay.kick();
+  return post;
 }
+
+const INSERT_POST = {
+  name: 'publishing_insert_post',
+  text: `INSERT INTO posts (id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
+                            status, attempts, created_by, options, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+         RETURNING ${POST_COLUMNS}`,
+};
+
+/** The targets of a post, in the partner's order, as the columns INSERT_TARGETS unnests. */
+const targetColumns = (postId: string, accounts: Account[]) => [
+  postId,
+  accounts.map((a) => a.id),
+  accounts.map((_, position) => position),
+  accounts.map((a) => a.network),
+  accounts.map((a) => a.username),
+];
+
+const INSERT_TARGETS = {
+  name: 'publishing_insert_targets',
+  text: `INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
+         SELECT $1, t.account_id, t.position, t.network, t.username, 'pending', now()
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
+         RETURNING ${TARGET_COLUMNS}`,
+};
 
 /**
  * The checks of spec 3 and the networks' rules: targets and media of this workspace, active
@@ -131,28 +158,41 @@ async function mediaSummaries(
   workspaceId: string,
   mediaIds: string[],
 ): Promise<MediaSummary[]> {
-  const rows = await ctx.db.media.findMany({ where: { id: { in: mediaIds }, ...visibleTo(caller) } });
+  const { rows } = await ctx.pool.query<MediaSummary & { workspace_id: string }>({
+    ...MEDIA_SUMMARIES,
+    values: [mediaIds, caller.partnerId, caller.workspaceId],
+  });
   return mediaIds.map((id, index) => {
     const row = rows.find((m) => m.id === id);
     if (!row) throw errors.validation(`media.${index}`, `media ${id} not found`);
-    if (row.workspaceId !== workspaceId)
+    if (row.workspace_id !== workspaceId)
       throw errors.validation(`media.${index}`, `media ${id} is not in workspace ${workspaceId}`);
     return { id: row.id, kind: row.kind, mime: row.mime, width: row.width, height: row.height };
   });
 }
 
+/** The caller's media among these ids (an empty workspace id: a partner key sees every workspace). */
+const MEDIA_SUMMARIES = {
+  name: 'publishing_media_summaries',
+  text: `SELECT id, kind, mime, width, height, workspace_id FROM media
+          WHERE id = ANY($1) AND partner_id = $2 AND ($3 = '' OR workspace_id = $3)`,
+};
+
 /**
  * Holds the post's media against a concurrent delete until the post is written (media delete
  * refuses media of unpublished posts, but only once it can see the post).
  */
-async function lockMedia(tx: Prisma.TransactionClient, mediaIds: string[]): Promise<void> {
+async function lockMedia(tx: pg.PoolClient, mediaIds: string[]): Promise<void> {
   if (mediaIds.length === 0) return;
-  const rows = await tx.$queryRaw<
-    { id: string }[]
-  >`SELECT id FROM media WHERE id = ANY(${mediaIds}) FOR SHARE`;
+  const { rows } = await tx.query({ ...LOCK_MEDIA, values: [mediaIds] });
   if (rows.length !== new Set(mediaIds).size)
     throw errors.validation('media', 'a media item was deleted meanwhile');
 }
+
+const LOCK_MEDIA = {
+  name: 'publishing_lock_media',
+  text: 'SELECT id FROM media WHERE id = ANY($1) FOR SHARE',
+};
 
 export async function listPosts(
   ctx: PublishingContext,
@@ -237,36 +277,40 @@ export async function updatePost(
   const scheduleAt = patch.scheduleAt === undefined ? post.scheduleAt : patch.scheduleAt;
   // A scheduled post without a time becomes a draft; drafts stay drafts until published.
   const status = post.status === 'scheduled' && !scheduleAt ? 'draft' : post.status;
-  return ctx.db.$transaction(async (tx) => {
+  return transaction(ctx.pool, async (tx) => {
     await lockMedia(tx, next.mediaIds);
     if (patch.accountIds) {
-      await tx.postTarget.deleteMany({ where: { postId: id } });
-      await tx.postTarget.createMany({
-        data: accounts.map((account, position) => ({
-          postId: id,
-          accountId: account.id,
-          position,
-          network: account.network,
-          username: account.username,
-          status: 'pending',
-        })),
-      });
+      await tx.query({ ...DELETE_TARGETS, values: [id] });
+      await tx.query({ ...INSERT_TARGETS, values: targetColumns(id, accounts) });
     }
-    await tx.post.update({
-      where: { id },
-      data: {
-        caption: next.caption,
-        mediaIds: next.mediaIds,
-        media: media as unknown as Prisma.InputJsonArray,
+    await tx.query({
+      ...UPDATE_POST,
+      values: [
+        id,
+        next.caption,
+        next.mediaIds,
+        JSON.stringify(media),
         scheduleAt,
         status,
-        externalRef: patch.externalRef ?? post.externalRef,
-        options: (patch.options ?? post.options) as Prisma.InputJsonObject,
-      },
+        patch.externalRef ?? post.externalRef,
+        JSON.stringify(patch.options ?? post.options),
+      ],
     });
-    return tx.post.findUniqueOrThrow({ where: { id }, include: withTargets });
+    return found(await readPost(tx, id), 'post');
   });
 }
+
+const DELETE_TARGETS = {
+  name: 'publishing_delete_targets',
+  text: 'DELETE FROM post_targets WHERE post_id = $1',
+};
+
+const UPDATE_POST = {
+  name: 'publishing_update_post',
+  text: `UPDATE posts SET caption = $2, media_ids = $3, media = $4, schedule_at = $5, status = $6,
+                      external_ref = $7, options = $8, updated_at = now()
+          WHERE id = $1`,
+};
 
 /**
  * Publish now: a draft or scheduled post starts; a failed or partial post retries only its
@@ -286,20 +330,14 @@ export async function publishPost(
     if (account) assertActive(account);
   }
   const attempt = post.attempts + 1;
-  const claimed = await ctx.db.$transaction(async (tx) => {
+  const claimed = await transaction(ctx.pool, async (tx) => {
     // Only one caller moves the post to publishing, whatever the concurrency.
-    const moved = await tx.post.updateMany({
-      where: { id, status: post.status },
-      data: { status: 'publishing', attempts: attempt, lastError: null },
-    });
-    if (moved.count === 0) return false;
+    const moved = await tx.query({ ...START_PUBLISHING, values: [id, post.status, attempt] });
+    if (moved.rowCount === 0) return false;
     // Known edge: a publish whose answer was lost and that lands at the network more than the
     // worker's grace period (pipeline/unknown-outcome.ts) after it failed the target would be
     // posted again here, since the retry starts from a fresh container.
-    await tx.postTarget.updateMany({
-      where: { postId: id, status: { not: 'published' } },
-      data: { status: 'pending', error: null, containerId: null, publishSentAt: null },
-    });
+    await tx.query({ ...RESET_UNPUBLISHED_TARGETS, values: [id] });
     await writeOutbox(tx, { jobs: retry.map((t) => publishJobRow(id, t.accountId, attempt)) });
     return true;
   });
@@ -307,3 +345,16 @@ export async function publishPost(
   ctx.relay.kick();
   return getPost(ctx, caller, id);
 }
+
+const START_PUBLISHING = {
+  name: 'publishing_start_publishing',
+  text: `UPDATE posts SET status = 'publishing', attempts = $3, last_error = NULL, updated_at = now()
+          WHERE id = $1 AND status = $2`,
+};
+
+const RESET_UNPUBLISHED_TARGETS = {
+  name: 'publishing_reset_unpublished_targets',
+  text: `UPDATE post_targets
+            SET status = 'pending', error = NULL, container_id = NULL, publish_sent_at = NULL, updated_at = now()
+          WHERE post_id = $1 AND status <> 'published'`,
+};

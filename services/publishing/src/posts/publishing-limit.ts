@@ -6,18 +6,37 @@ import type { PublishingContext } from '../context.ts';
 export const DAILY_PHOTO_LIMIT = 100;
 const WINDOW_MS = 24 * 3_600_000;
 
+const PUBLISHED_IN_WINDOW = {
+  name: 'publishing_published_in_window',
+  text: `SELECT published_at FROM post_targets
+          WHERE account_id = $1 AND status = 'published' AND published_at > $2
+          ORDER BY published_at`,
+};
+
+const COUNT_IN_WINDOW = {
+  name: 'publishing_count_in_window',
+  text: `SELECT count(*)::int AS used FROM post_targets
+          WHERE account_id = $1 AND status = 'published' AND published_at > $2`,
+};
+
+const windowStart = (ctx: PublishingContext) => new Date(ctx.now().getTime() - WINDOW_MS);
+
 /** Posts this account published in the window, oldest first (the first to free a slot). */
 async function publishedInWindow(ctx: PublishingContext, accountId: string): Promise<Date[]> {
-  const rows = await ctx.db.postTarget.findMany({
-    where: { accountId, status: 'published', publishedAt: { gt: new Date(ctx.now().getTime() - WINDOW_MS) } },
-    select: { publishedAt: true },
-    orderBy: { publishedAt: 'asc' },
+  const { rows } = await ctx.pool.query<{ published_at: Date }>({
+    ...PUBLISHED_IN_WINDOW,
+    values: [accountId, windowStart(ctx)],
   });
-  return rows.flatMap((r) => (r.publishedAt ? [r.publishedAt] : []));
+  return rows.map((r) => r.published_at);
 }
 
+/** What the worker checks before each photo post (a count: it runs once per target). */
 export async function usedToday(ctx: PublishingContext, accountId: string): Promise<number> {
-  return (await publishedInWindow(ctx, accountId)).length;
+  const { rows } = await ctx.pool.query<{ used: number }>({
+    ...COUNT_IN_WINDOW,
+    values: [accountId, windowStart(ctx)],
+  });
+  return rows[0]?.used ?? 0;
 }
 
 export async function publishingLimit(ctx: PublishingContext, caller: Caller, accountId: string) {
