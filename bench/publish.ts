@@ -1,5 +1,5 @@
 // `pnpm bench:publish`: the publish pipeline end to end (issue 6, Speed). Every service runs in its
-// own process, as `pnpm start` lays them out — identity, accounts, webhooks, publishing, the gateway
+// own process from its production bundle, as `pnpm start` builds and lays them out — identity, accounts, webhooks, publishing, the gateway
 // and the graph-sandbox (zero container processing delay) — on a fresh database (cloned from a
 // migrated template kept between runs, see createDatabase), Redis prefix and NATS prefix of this
 // run. This runner only drives load and measures:
@@ -8,9 +8,9 @@
 //      created with `POST /v1/posts` from 16 clients at once, through gateway → publishing gRPC →
 //      outbox → JetStream work queue → workers → sandbox over HTTP → settlement. Completion is the
 //      `post.*` event of each post on NATS. Reports targets published per second end to end and the
-//      POST latency (p50/p99); beside it, an authenticated `GET /v1/workspaces/:id` probe under the
-//      same load as the latency baseline, the CPU each process used, Postgres transactions per
-//      target and what the service's pooled connections were doing.
+//      POST latency (p50/p99); beside it, an authenticated `GET /v1/workspaces/:id` probe (20 per
+//      second at most) under the same load as the latency baseline, the CPU each process used,
+//      Postgres transactions per target and what the service's pooled connections were doing.
 //   2. the sandbox's own ceiling: the Graph calls of the same targets (container create, status,
 //      media_publish, permalink; photo post + permalink) sent directly with the product's Graph
 //      client, as many in flight as one publishing replica runs (16), image served by a bare server.
@@ -26,7 +26,7 @@
 // Environment: BENCH_POSTS (default 2000), BENCH_WORKSPACES (30), BENCH_CONCURRENCY (16),
 // BENCH_WAIT_POSTS (150), BENCH_CEILING_POSTS (150), BENCH_ALONE_POSTS (60), BENCH_CPU_PROF=1
 // writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -65,6 +65,7 @@ const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
 /** The publishing service's jobs in flight per replica (services/publishing/src/workers.ts). */
 const WORKER_CONCURRENCY = 16;
 const SETTLE_TIMEOUT_MS = 120_000;
+const PROBE_INTERVAL_MS = 50;
 const REDIS_URL = envVar('REDIS_URL', 'redis://127.0.0.1:6379');
 const NATS_URL = envVar('NATS_URL', 'nats://127.0.0.1:4222');
 const SERVER_URL = envVar('BENCH_DATABASE_SERVER', 'postgresql://postgres@127.0.0.1:5432/postgres');
@@ -125,7 +126,7 @@ function spawnService(
   // One folder per service: tsx's loader thread writes a profile of its own beside the main thread's.
   const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
   // Service logs (warn and above) go to stderr: stdout carries only the results.
-  const child = spawn(process.execPath, ['--import', 'tsx', ...flags, path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, ['--enable-source-maps', ...flags, path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 2, 2],
@@ -134,6 +135,20 @@ function spawnService(
   const service = { name, child, exited };
   services.push(service);
   return service;
+}
+
+/** The services' production bundles (`dist/main.js`), built as `pnpm start` builds them. */
+function buildServices(): void {
+  say('building the services (turbo run build) …');
+  const build = spawnSync(
+    path.join(ROOT, 'node_modules/.bin/turbo'),
+    ['run', 'build', '--output-logs=errors-only'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2],
+    },
+  );
+  if (build.status !== 0) throw new Error(`turbo run build failed (exit ${build.status})`);
 }
 
 async function stopService(service: Service): Promise<void> {
@@ -197,13 +212,13 @@ async function startSystem(profileDir: string | undefined) {
   const plan: { name: string; entry: string; env: Record<string, string>; ready: string }[] = [
     {
       name: 'identity',
-      entry: 'services/identity/src/main.ts',
+      entry: 'services/identity/dist/main.js',
       env: { ...common, IDENTITY_GRPC_ADDRESS: identityUrl, OPS_PORT: String(identityOps) },
       ready: `http://127.0.0.1:${identityOps}/readyz`,
     },
     {
       name: 'graph-sandbox',
-      entry: 'services/graph-sandbox/src/main.ts',
+      entry: 'services/graph-sandbox/dist/main.js',
       env: {
         APP_ENV: 'development',
         LOG_LEVEL: 'warn',
@@ -217,7 +232,7 @@ async function startSystem(profileDir: string | undefined) {
     },
     {
       name: 'accounts',
-      entry: 'services/accounts/src/main.ts',
+      entry: 'services/accounts/dist/main.js',
       env: {
         ...common,
         ACCOUNTS_GRPC_ADDRESS: accountsUrl,
@@ -231,13 +246,13 @@ async function startSystem(profileDir: string | undefined) {
     },
     {
       name: 'webhooks',
-      entry: 'services/webhooks/src/main.ts',
+      entry: 'services/webhooks/dist/main.js',
       env: { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpc}`, OPS_PORT: String(webhooksOps) },
       ready: `http://127.0.0.1:${webhooksOps}/readyz`,
     },
     {
       name: 'publishing',
-      entry: 'services/publishing/src/main.ts',
+      entry: 'services/publishing/dist/main.js',
       env: {
         ...common,
         PUBLISHING_GRPC_ADDRESS: `127.0.0.1:${publishingGrpc}`,
@@ -252,7 +267,7 @@ async function startSystem(profileDir: string | undefined) {
     },
     {
       name: 'gateway',
-      entry: 'services/gateway/src/main.ts',
+      entry: 'services/gateway/dist/main.js',
       env: {
         ...common,
         PORT: String(gatewayPort),
@@ -265,6 +280,7 @@ async function startSystem(profileDir: string | undefined) {
       ready: `${gatewayUrl}/readyz`,
     },
   ];
+  buildServices();
   const started = plan.map((p) => ({ ...p, service: spawnService(p.name, p.entry, p.env, profileDir) }));
   for (const { service, ready } of started) await waitReady(service, ready);
   return { gatewayUrl, sandboxUrl, accountsUrl, publishingUrl: `127.0.0.1:${publishingGrpc}` };
@@ -899,11 +915,13 @@ try {
   const database = sampleDatabase();
   const started = performance.now();
   let creating = true;
+  // The probe samples latency, it is not load: one request every PROBE_INTERVAL_MS at most.
   const probe = (async () => {
     let i = 0;
     while (creating) {
       const got = await gateway.call('GET', `/v1/workspaces/${fixtureOf(i++).workspace}`);
       if (got.status === 200) probeLatencies.push(got.ms);
+      await sleep(Math.max(0, PROBE_INTERVAL_MS - got.ms));
     }
   })();
   await pool(POSTS, CONCURRENCY, async (i) => {

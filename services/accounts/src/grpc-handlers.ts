@@ -3,7 +3,14 @@ import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
 import { isTokenProblem } from '@svc/graph-client';
 import { toAccountMessage } from './account-view.ts';
-import { deleteAccount, disconnectFromLink, getAccount, listAccounts } from './accounts.ts';
+import {
+  deleteAccount,
+  disconnectFromLink,
+  getAccount,
+  getAccounts,
+  getVaultAccount,
+  listAccounts,
+} from './accounts.ts';
 import { type ConnectOutcome, choosePages, completeConnect, startConnect } from './connect-flow.ts';
 import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts';
 import type { AccountsContext } from './context.ts';
@@ -99,7 +106,11 @@ export function accountsHandlers(
       return { accounts: accounts.map(toAccountMessage), total };
     },
     async getAccount(req) {
-      return { account: toAccountMessage(await getAccount(ctx.db, callerOf(req.caller), req.accountId)) };
+      return { account: toAccountMessage(await getAccount(ctx.pool, callerOf(req.caller), req.accountId)) };
+    },
+    async getAccounts(req) {
+      const accounts = await getAccounts(ctx.pool, callerOf(req.caller), req.accountIds);
+      return { accounts: accounts.map(toAccountMessage) };
     },
     async deleteAccount(req) {
       await deleteAccount(ctx, callerOf(req.caller), req.accountId);
@@ -113,8 +124,7 @@ export function accountsHandlers(
     },
     async getAccountToken(req, call) {
       const client = vault.authorize(call);
-      const account = await ctx.db.account.findUnique({ where: { id: req.accountId } });
-      if (!account) throw errors.notFound('account');
+      const account = await getVaultAccount(ctx.pool, req.accountId);
       const token = openToken(ctx.keyring, account);
       ctx.logger.info({ account: account.id, client }, 'token handed out');
       return { account: toAccountMessage(account), token, tokenSubject: account.pageId };
@@ -123,8 +133,7 @@ export function accountsHandlers(
       vault.authorize(call);
       if (!isTokenProblem(req.problem))
         throw errors.validation('problem', 'problem must be expired, revoked or invalid');
-      const account = await ctx.db.account.findUnique({ where: { id: req.accountId } });
-      if (!account) throw errors.notFound('account');
+      const account = await getVaultAccount(ctx.pool, req.accountId);
       const updated = await applyTokenProblem(ctx, account, req.problem, req.message, req.subcode);
       return { account: toAccountMessage(updated) };
     },

@@ -13,7 +13,7 @@ import { openToken } from './vault.ts';
  * error also moves the account (expired, revoked or error) before the 502 is returned.
  */
 export async function refreshAccount(ctx: AccountsContext, caller: Caller, id: string): Promise<Account> {
-  const account = await getAccount(ctx.db, caller, id);
+  const account = await getAccount(ctx.pool, caller, id);
   const token = openToken(ctx.keyring, account);
   try {
     // A dead token makes the profile read fail with the provider's token error (handled below).

@@ -39,6 +39,7 @@ export async function startAccounts(
   relay.start();
   const ctx: AccountsContext = {
     db: prisma,
+    pool,
     graph: new GraphClient(
       graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),
     ),

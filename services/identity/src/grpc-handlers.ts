@@ -93,7 +93,7 @@ export function identityHandlers(
       return { workspace: toWorkspaceMessage(await readWorkspace(pool, req.partnerId, req.workspaceId)) };
     },
     async describeWorkspace(req) {
-      const { workspace, partnerSlug } = await describeWorkspace(db, req.workspaceId);
+      const { workspace, partnerSlug } = await describeWorkspace(pool, req.workspaceId);
       return { workspace: toWorkspaceMessage(workspace), partnerSlug };
     },
     async updateWorkspace(req) {

@@ -54,6 +54,7 @@ export async function startIdentity(config: IdentityConfig, logger: Logger) {
   return {
     port,
     prisma,
+    pool,
     opsPort: ops.port,
     async stop() {
       for (const job of jobs) clearInterval(job);

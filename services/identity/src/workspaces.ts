@@ -93,39 +93,30 @@ export async function getWorkspace(db: Db, partnerId: string, workspaceId: strin
   return found(await db.workspace.findFirst({ where: { ...live(partnerId), id: workspaceId } }), 'workspace');
 }
 
-/** A live workspace and its partner's slug, for services that build event envelopes. */
-export async function describeWorkspace(
-  db: Db,
-  workspaceId: string,
-): Promise<{ workspace: WorkspaceRow; partnerSlug: string }> {
-  const row = found(
-    await db.workspace.findFirst({ where: { id: workspaceId, deletedAt: null }, include: { partner: true } }),
-    'workspace',
-  );
-  const { partner, ...workspace } = row;
-  return { workspace, partnerSlug: partner.slug };
-}
-
 /**
- * The hottest read of the API (every GET /v1/workspaces/:id), served by a named prepared statement
- * on the pool instead of Prisma: Prisma compiles each query anew, which cost most of this path's CPU.
+ * The hottest reads of this service run as named prepared statements on the pool instead of
+ * Prisma: Prisma compiles each query anew, which cost most of these paths' CPU.
+ * `GET_WORKSPACE` serves every GET /v1/workspaces/:id, `DESCRIBE_WORKSPACE` every settled post
+ * (other services build event envelopes from it).
  */
+const WORKSPACE_COLUMNS =
+  'w.id, w.partner_id, w.external_id, w.name, w.timezone, w.settings, w.created_at, w.updated_at, w.deleted_at';
+
 const GET_WORKSPACE = {
   name: 'identity_get_workspace',
-  text: `SELECT id, partner_id, external_id, name, timezone, settings, created_at, updated_at, deleted_at
-           FROM workspaces WHERE id = $1 AND partner_id = $2 AND deleted_at IS NULL`,
+  text: `SELECT ${WORKSPACE_COLUMNS}
+           FROM workspaces w WHERE w.id = $1 AND w.partner_id = $2 AND w.deleted_at IS NULL`,
 };
 
-export async function readWorkspace(
-  pool: pg.Pool,
-  partnerId: string,
-  workspaceId: string,
-): Promise<WorkspaceRow> {
-  const { rows } = await pool.query<Record<string, unknown>>({
-    ...GET_WORKSPACE,
-    values: [workspaceId, partnerId],
-  });
-  const row = found(rows[0], 'workspace');
+const DESCRIBE_WORKSPACE = {
+  name: 'identity_describe_workspace',
+  text: `SELECT ${WORKSPACE_COLUMNS}, p.slug AS partner_slug
+           FROM workspaces w JOIN partners p ON p.id = w.partner_id
+          WHERE w.id = $1 AND w.deleted_at IS NULL`,
+};
+
+/** A `workspaces` row as pg returns it, mapped to the same value Prisma's `Workspace` model gives. */
+function workspaceFromRow(row: Record<string, unknown>): WorkspaceRow {
   return {
     id: row.id as string,
     partnerId: row.partner_id as string,
@@ -137,6 +128,31 @@ export async function readWorkspace(
     updatedAt: row.updated_at as Date,
     deletedAt: row.deleted_at as Date | null,
   };
+}
+
+export async function readWorkspace(
+  pool: pg.Pool,
+  partnerId: string,
+  workspaceId: string,
+): Promise<WorkspaceRow> {
+  const { rows } = await pool.query<Record<string, unknown>>({
+    ...GET_WORKSPACE,
+    values: [workspaceId, partnerId],
+  });
+  return workspaceFromRow(found(rows[0], 'workspace'));
+}
+
+/** A live workspace and its partner's slug, for services that build event envelopes. */
+export async function describeWorkspace(
+  pool: pg.Pool,
+  workspaceId: string,
+): Promise<{ workspace: WorkspaceRow; partnerSlug: string }> {
+  const { rows } = await pool.query<Record<string, unknown>>({
+    ...DESCRIBE_WORKSPACE,
+    values: [workspaceId],
+  });
+  const row = found(rows[0], 'workspace');
+  return { workspace: workspaceFromRow(row), partnerSlug: row.partner_slug as string };
 }
 
 export async function updateWorkspace(

@@ -121,25 +121,23 @@ export async function checkPost(
 ): Promise<{ accounts: Account[]; media: MediaSummary[] }> {
   if (new Set(input.accountIds).size !== input.accountIds.length)
     throw errors.validation('targets', 'each account may be targeted once');
-  const accounts: Account[] = [];
-  for (const [index, accountId] of input.accountIds.entries()) {
-    const account = await ctx.accounts
-      .getAccount({ caller, accountId })
-      .then((r) => r.account)
-      .catch((error: unknown) => {
-        if (error instanceof ServiceError && error.code === 'not_found')
-          throw errors.validation(`targets.${index}`, `account ${accountId} not found`);
-        throw error;
-      });
-    if (!account || account.workspaceId !== input.workspaceId)
+  // One call for every target, and the media read beside it; the checks then run in order.
+  const [found, mediaRows] = await Promise.all([
+    ctx.accounts.getAccounts({ caller, accountIds: input.accountIds }),
+    readMedia(ctx, caller, input.mediaIds),
+  ]);
+  const accounts = input.accountIds.map((accountId, index) => {
+    const account = found.accounts.find((a) => a.id === accountId);
+    if (!account) throw errors.validation(`targets.${index}`, `account ${accountId} not found`);
+    if (account.workspaceId !== input.workspaceId)
       throw errors.validation(
         `targets.${index}`,
         `account ${accountId} is not in workspace ${input.workspaceId}`,
       );
     assertActive(account);
-    accounts.push(account);
-  }
-  const media = await mediaSummaries(ctx, caller, input.workspaceId, input.mediaIds);
+    return account;
+  });
+  const media = mediaSummaries(mediaRows, input.workspaceId, input.mediaIds);
   for (const account of accounts) checkForNetwork(account.network as Network, input.caption, media);
   return { accounts, media };
 }
@@ -152,16 +150,19 @@ export function assertActive(account: Account): void {
     );
 }
 
-async function mediaSummaries(
-  ctx: PublishingContext,
-  caller: Caller,
-  workspaceId: string,
-  mediaIds: string[],
-): Promise<MediaSummary[]> {
-  const { rows } = await ctx.pool.query<MediaSummary & { workspace_id: string }>({
+type MediaRow = MediaSummary & { workspace_id: string };
+
+async function readMedia(ctx: PublishingContext, caller: Caller, mediaIds: string[]): Promise<MediaRow[]> {
+  if (mediaIds.length === 0) return [];
+  const { rows } = await ctx.pool.query<MediaRow>({
     ...MEDIA_SUMMARIES,
     values: [mediaIds, caller.partnerId, caller.workspaceId],
   });
+  return rows;
+}
+
+/** The post's media in its order, each found and of the post's workspace. */
+function mediaSummaries(rows: MediaRow[], workspaceId: string, mediaIds: string[]): MediaSummary[] {
   return mediaIds.map((id, index) => {
     const row = rows.find((m) => m.id === id);
     if (!row) throw errors.validation(`media.${index}`, `media ${id} not found`);
@@ -325,10 +326,8 @@ export async function publishPost(
   if (post.status === 'publishing') throw errors.conflict('this post is already publishing');
   if (post.status === 'published') throw errors.conflict('this post is already published');
   const retry = post.targets.filter((t) => t.status !== 'published');
-  for (const target of retry) {
-    const { account } = await ctx.accounts.getAccount({ caller, accountId: target.accountId });
-    if (account) assertActive(account);
-  }
+  const { accounts } = await ctx.accounts.getAccounts({ caller, accountIds: retry.map((t) => t.accountId) });
+  for (const account of accounts) assertActive(account);
   const attempt = post.attempts + 1;
   const claimed = await transaction(ctx.pool, async (tx) => {
     // Only one caller moves the post to publishing, whatever the concurrency.
