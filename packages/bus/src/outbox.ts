@@ -82,8 +82,9 @@ export class OutboxRelay {
   }
 
   /**
-   * Publishes one batch; returns how many rows it published. Named statements (per schema, since a
-   * statement name lives on the connection) skip re-planning on every pass.
+   * Publishes one batch; returns how many rows it published. The rows are claimed and marked in
+   * one statement; if a publish fails the transaction rolls back and they wait for the next pass.
+   * Named statements (per schema, since a statement name lives on the connection) skip re-planning.
    */
   async relayBatch(): Promise<number> {
     const { schema, batchSize = 100 } = this.options;
@@ -95,17 +96,13 @@ export class OutboxRelay {
         request_id: string | null;
       }>({
         name: `outbox_claim_${schema}`,
-        text: `SELECT id, subject, payload, request_id FROM "${schema}".outbox
-                WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        text: `UPDATE "${schema}".outbox SET published_at = now()
+                WHERE id IN (SELECT id FROM "${schema}".outbox WHERE published_at IS NULL
+                              ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, subject, payload, request_id`,
         values: [batchSize],
       });
-      if (rows.length === 0) return 0;
       await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.request_id)));
-      await client.query({
-        name: `outbox_mark_${schema}`,
-        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1)`,
-        values: [rows.map((r) => r.id)],
-      });
       return rows.length;
     });
   }

@@ -41,20 +41,21 @@ const INSERT_OUTBOX = {
          SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[])`,
 };
 
+/** Outbox rows as the four columns `INSERT ... SELECT * FROM unnest(...)` takes. */
+export function outboxColumns(rows: OutboxInsert[]): [string[], string[], string[], (string | null)[]] {
+  return [
+    rows.map((r) => r.id),
+    rows.map((r) => r.subject),
+    rows.map((r) => JSON.stringify(r.payload)),
+    rows.map((r) => r.requestId),
+  ];
+}
+
 /** Writes events and jobs in the caller's transaction; the relay publishes them after commit. */
 export async function writeOutbox(
   tx: pg.PoolClient,
   items: { events?: EventEnvelope[]; jobs?: OutboxInsert[] },
 ): Promise<void> {
   const rows = [...(items.events ?? []).map(eventRow), ...(items.jobs ?? [])];
-  if (rows.length === 0) return;
-  await tx.query({
-    ...INSERT_OUTBOX,
-    values: [
-      rows.map((r) => r.id),
-      rows.map((r) => r.subject),
-      rows.map((r) => JSON.stringify(r.payload)),
-      rows.map((r) => r.requestId),
-    ],
-  });
+  if (rows.length > 0) await tx.query({ ...INSERT_OUTBOX, values: outboxColumns(rows) });
 }

@@ -36,15 +36,17 @@ export async function handlePublishJob(ctx: PublishingContext, job: PublishJob):
   if (!target) return;
   const fail = (error: string) => settleTarget(ctx, target, { status: 'failed', error });
 
-  const vault = await readToken(ctx, target.accountId);
+  // The daily limit applies before anything is sent (a resumed job has sent already).
+  const checkLimit = target.network === 'photo_network' && !target.containerId;
+  const [vault, used] = await Promise.all([
+    readToken(ctx, target.accountId),
+    checkLimit ? usedToday(ctx, target.accountId) : 0,
+  ]);
   if ('error' in vault) return fail(vault.error);
-  if (target.network === 'photo_network' && !target.containerId) {
-    const used = await usedToday(ctx, target.accountId);
-    if (used >= DAILY_PHOTO_LIMIT)
-      return fail(
-        `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`,
-      );
-  }
+  if (used >= DAILY_PHOTO_LIMIT)
+    return fail(
+      `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`,
+    );
   const targetJob: TargetJob = { target, token: vault.token, platformId: vault.platformId };
   try {
     const result =
