@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { PublishingContext } from '../context.ts';
 import { outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
 import type { Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
-import { POST_COLUMNS, postFromRow, readPost, TARGET_COLUMNS, targetFromRow } from './rows.ts';
+import { POST_COLUMNS, postFromRow, readPost, TARGET_COLUMNS } from './rows.ts';
 import { checkForNetwork, type Network } from './rules.ts';
 import type { MediaSummary, PostWithTargets } from './view.ts';
 
