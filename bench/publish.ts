@@ -32,7 +32,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -187,7 +187,16 @@ async function startSystem(profileDir: string | undefined) {
     await freePort(),
     await freePort(),
   ];
-  const [identityOps, accountsOps, publishingOps, webhooksOps, sandboxPort, gatewayPort] = [
+  const [
+    identityOps,
+    accountsOps,
+    publishingOps,
+    publishingWorkerOps,
+    webhooksOps,
+    sandboxPort,
+    gatewayPort,
+  ] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -197,7 +206,8 @@ async function startSystem(profileDir: string | undefined) {
   ];
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const sandboxUrl = `http://127.0.0.1:${sandboxPort}`;
-  mediaDir = await mkdtemp(path.join(tmpdir(), 'bench-publish-media-'));
+  const media = await mkdtemp(path.join(tmpdir(), 'bench-publish-media-'));
+  mediaDir = media;
   const common = {
     APP_ENV: 'development',
     LOG_LEVEL: 'warn',
@@ -250,21 +260,24 @@ async function startSystem(profileDir: string | undefined) {
       env: { ...common, WEBHOOKS_GRPC_ADDRESS: `127.0.0.1:${webhooksGrpc}`, OPS_PORT: String(webhooksOps) },
       ready: `http://127.0.0.1:${webhooksOps}/readyz`,
     },
-    {
-      name: 'publishing',
+    // Publishing as two processes, its API and its workers (PUBLISHING_ROLE), as it is deployed
+    // when the API must stay responsive however busy the workers are.
+    ...(['api', 'worker'] as const).map((role) => ({
+      name: role === 'api' ? 'publishing' : 'publishing-worker',
       entry: 'services/publishing/dist/main.js',
       env: {
         ...common,
+        PUBLISHING_ROLE: role,
         PUBLISHING_GRPC_ADDRESS: `127.0.0.1:${publishingGrpc}`,
-        OPS_PORT: String(publishingOps),
+        OPS_PORT: String(role === 'api' ? publishingOps : publishingWorkerOps),
         IDENTITY_GRPC_URL: identityUrl,
         ACCOUNTS_GRPC_URL: accountsUrl,
         GRAPH_API_BASE_URL: sandboxUrl,
         PUBLIC_BASE_URL: gatewayUrl,
-        MEDIA_DIR: mediaDir,
+        MEDIA_DIR: media,
       },
-      ready: `http://127.0.0.1:${publishingOps}/readyz`,
-    },
+      ready: `http://127.0.0.1:${role === 'api' ? publishingOps : publishingWorkerOps}/readyz`,
+    })),
     {
       name: 'gateway',
       entry: 'services/gateway/dist/main.js',
@@ -282,6 +295,8 @@ async function startSystem(profileDir: string | undefined) {
   ];
   buildServices();
   const started = plan.map((p) => ({ ...p, service: spawnService(p.name, p.entry, p.env, profileDir) }));
+  const worker = started.find((p) => p.name === 'publishing-worker')?.service.child.pid;
+  if (worker && process.env.BENCH_WORKER_NICE) setPriority(worker, Number(process.env.BENCH_WORKER_NICE));
   for (const { service, ready } of started) await waitReady(service, ready);
   return { gatewayUrl, sandboxUrl, accountsUrl, publishingUrl: `127.0.0.1:${publishingGrpc}` };
 }
@@ -1090,7 +1105,7 @@ try {
     `  POST /v1/posts p99 < ${TARGETS.postP99} ms:       ${fmt(postP99)} ms  ${verdict(postP99 < TARGETS.postP99)}`,
     `  wait=true overhead p50 < ${TARGETS.waitOverheadP50} ms: ${fmt(overheadP50)} ms  ${verdict(overheadP50 < TARGETS.waitOverheadP50)}`,
     '',
-    `Processes: identity, accounts, webhooks, publishing (one replica, ${WORKER_CONCURRENCY} jobs in flight), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
+    `Processes: identity, accounts, webhooks, publishing (its API, and one worker replica with ${WORKER_CONCURRENCY} jobs in flight), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
   ];
   if (profileDir) lines.push(`CPU profiles of every service: ${profileDir} (written when the services stop)`);
   process.stdout.write(`${lines.join('\n')}\n`);

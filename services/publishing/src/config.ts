@@ -8,6 +8,9 @@ export function publishingConfigSchema(env = process.env) {
     IDENTITY_GRPC_URL: z.string().default('127.0.0.1:50051'),
     ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
     OPS_PORT: envInt(9103, { max: 65535 }),
+    // What this process runs: the gRPC API, the publish workers and scheduler, or both (default).
+    // Split, the API answers promptly however busy the workers are, and each scales on its own.
+    PUBLISHING_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     // This service's credential for the accounts token vault (one of its TOKEN_VAULT_CLIENTS).
     TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-publishing'),
     // Media files: a local volume by default (the storage interface admits an S3-compatible store).

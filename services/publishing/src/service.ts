@@ -64,10 +64,13 @@ export async function startPublishing(
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
-  addService(server, PublishingService, publishingHandlers(ctx), logger);
-  const port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
-  logger.info({ port }, 'publishing gRPC server listening');
-  const workers = await startWorkers(ctx);
+  let port = 0;
+  if (config.PUBLISHING_ROLE !== 'worker') {
+    addService(server, PublishingService, publishingHandlers(ctx), logger);
+    port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
+    logger.info({ port }, 'publishing gRPC server listening');
+  }
+  const workers = config.PUBLISHING_ROLE !== 'api' ? await startWorkers(ctx) : undefined;
   const jobs = [
     every(3_600_000, () => relay.purgePublished(), 'purge published outbox rows', logger),
     every(3_600_000, () => purgeIdempotencyKeys(ctx), 'purge idempotency keys', logger),
@@ -89,7 +92,7 @@ export async function startPublishing(
       for (const job of jobs) clearInterval(job);
       await ops.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-      await workers.stop();
+      await workers?.stop();
       await relay.stop();
       await bus.close();
       ctx.accounts.close();

@@ -6,7 +6,7 @@ import { dryRun } from './dry-run.ts';
 import { idempotent } from './idempotency.ts';
 import { createPost, getPost, listPosts, publishPost, updatePost } from './posts.ts';
 import { publishingLimit } from './publishing-limit.ts';
-import { type PostWithTargets, toPostMessage } from './view.ts';
+import { messageOfJson, type PostWithTargets, toPostMessage } from './view.ts';
 
 type PostMethods =
   | 'createPost'
@@ -42,8 +42,9 @@ export function postHandlers(
   ctx: PublishingContext,
 ): Pick<ServiceImplementation<typeof PublishingService>, PostMethods> {
   /**
-   * The post as it stands once the wait (if any) is over: the one this request just wrote when
-   * nothing was waited for, else read again (a replay, or an outcome that arrived meanwhile).
+   * The post as it stands once the wait (if any) is over: as its settlement event showed it, else
+   * the one this request just wrote when nothing was waited for, else read again (a replay, an
+   * outcome that came before the wait began, or a wait that timed out).
    */
   const answer = async (
     caller: Caller,
@@ -51,7 +52,8 @@ export function postHandlers(
     waitMs: number,
     written: PostWithTargets | undefined,
   ) => {
-    await ctx.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
+    const settled = await ctx.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
+    if (settled) return { post: messageOfJson(settled), replayed: result.replayed };
     const post =
       written && !result.replayed && waitMs <= 0 ? written : await getPost(ctx, caller, result.postId);
     return { post: toPostMessage(post), replayed: result.replayed };

@@ -57,14 +57,20 @@ type PostInit = Omit<PostMessage, '$typeName' | '$unknown' | 'media' | 'targets'
   targets: Omit<PostMessage['targets'][number], '$typeName' | '$unknown'>[];
 };
 
+export type PostJson = ReturnType<typeof postJson>;
+
 export function toPostMessage(post: PostWithTargets): PostInit {
-  const json = postJson(post);
+  return messageOfJson(postJson(post));
+}
+
+/** The gRPC message of a post's JSON, e.g. the `data.post` of a post event. */
+export function messageOfJson(json: PostJson): PostInit {
   return {
     id: json.id,
     workspaceId: json.workspace,
     externalRef: json.external_ref ?? '',
     caption: json.caption,
-    media: json.media.map((m) => ({ ...m, workspaceId: post.workspaceId, size: 0n, createdAt: '' })),
+    media: json.media.map((m) => ({ ...m, workspaceId: json.workspace, size: 0n, createdAt: '' })),
     targets: json.targets.map((t) => ({
       accountId: t.account,
       network: t.network,

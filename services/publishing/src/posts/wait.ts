@@ -1,5 +1,6 @@
 import type { Bus } from '@svc/bus';
 import type pg from 'pg';
+import type { PostJson } from './view.ts';
 
 type Subscription = ReturnType<Bus['nc']['subscribe']>;
 
@@ -12,8 +13,10 @@ const POST_STATUS = { name: 'publishing_post_status', text: 'SELECT status FROM 
  * not by polling the database. One subscription serves every caller of this process and exists
  * only while someone waits, so idle replicas do not read every post event.
  */
+type Wake = (post: PostJson | undefined) => void;
+
 export class SettlementWatch {
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Map<string, Set<Wake>>();
   private subscription: Subscription | undefined;
 
   constructor(
@@ -21,33 +24,36 @@ export class SettlementWatch {
     private readonly pool: pg.Pool,
   ) {}
 
-  /** Resolves when the post settles or after `ms`, whichever comes first. */
-  async wait(postId: string, ms: number): Promise<void> {
-    if (ms <= 0) return;
-    let wake = () => {};
-    const settled = new Promise<void>((resolve) => {
+  /**
+   * Resolves when the post settles or after `ms`, whichever comes first: with the post as its
+   * event shows it (exactly what GET shows), or undefined when there is nothing newer to show.
+   */
+  async wait(postId: string, ms: number): Promise<PostJson | undefined> {
+    if (ms <= 0) return undefined;
+    let wake: Wake = () => {};
+    const settled = new Promise<PostJson | undefined>((resolve) => {
       wake = resolve;
     });
-    const timer = setTimeout(wake, ms);
+    const timer = setTimeout(() => wake(undefined), ms);
     this.add(postId, wake);
     try {
       // Subscribed first, read second: a settlement just before the subscription is not missed.
       await this.subscribed();
       const { rows } = await this.pool.query<{ status: string }>({ ...POST_STATUS, values: [postId] });
-      if (rows[0] && !SETTLED.includes(rows[0].status)) await settled;
+      return rows[0] && !SETTLED.includes(rows[0].status) ? await settled : undefined;
     } finally {
       clearTimeout(timer);
       this.remove(postId, wake);
     }
   }
 
-  private add(postId: string, wake: () => void): void {
+  private add(postId: string, wake: Wake): void {
     const set = this.waiters.get(postId) ?? new Set();
     set.add(wake);
     this.waiters.set(postId, set);
   }
 
-  private remove(postId: string, wake: () => void): void {
+  private remove(postId: string, wake: Wake): void {
     const set = this.waiters.get(postId);
     set?.delete(wake);
     if (set?.size === 0) this.waiters.delete(postId);
@@ -63,7 +69,8 @@ export class SettlementWatch {
       this.subscription = this.bus.nc.subscribe(this.bus.subjects.subject('post.>'), {
         callback: (error, message) => {
           if (error) return;
-          for (const wake of this.waiters.get(postIdOf(message.data)) ?? []) wake();
+          const post = postOf(message.data);
+          for (const wake of (post && this.waiters.get(post.id)) || []) wake(post);
         },
       });
     }
@@ -71,12 +78,10 @@ export class SettlementWatch {
   }
 }
 
-function postIdOf(data: Uint8Array): string {
+function postOf(data: Uint8Array): PostJson | undefined {
   try {
-    return (
-      (JSON.parse(Buffer.from(data).toString()) as { data?: { post?: { id?: string } } }).data?.post?.id ?? ''
-    );
+    return (JSON.parse(Buffer.from(data).toString()) as { data?: { post?: PostJson } }).data?.post;
   } catch {
-    return ''; // not an event of ours: nobody waits on it
+    return undefined; // not an event of ours: nobody waits on it
   }
 }
