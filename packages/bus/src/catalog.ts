@@ -25,6 +25,8 @@ export type StreamKey = keyof typeof STREAMS;
 /** Internal signal subjects. */
 export const SIGNALS = {
   workspaceDeleted: 'workspace.deleted',
+  /** A workspace changed (name, settings, external_id): services drop what they cached of it. */
+  workspaceUpdated: 'workspace.updated',
   /** A verified Meta webhook POST: `{ received_at, body }` with `body` the raw JSON text. */
   metaWebhook: 'provider.meta.webhook',
   /** One post target to publish: `{ post_id, account_id, attempt }`. */

@@ -139,7 +139,10 @@ describe('workspaces', () => {
       expect(reused.status).toBe(201);
       expect(reused.body.id).not.toBe(id);
 
-      const consumer = await bus.js.consumers.get(bus.subjects.streamName('internal'));
+      // Only deletions: earlier tests' changes announced workspace.updated on the same stream.
+      const consumer = await bus.js.consumers.get(bus.subjects.streamName('internal'), {
+        filter_subjects: bus.subjects.subject('workspace.deleted'),
+      });
       const message = await consumer.next({ expires: 5_000 });
       expect(message?.subject).toBe(`${stack.prefix}.workspace.deleted`);
       expect(message?.headers?.get('Nats-Msg-Id')).toBe(message?.json<{ id: string }>().id);

@@ -26,6 +26,21 @@ export function stripVersion(url: string): string {
   return stripped === '' || stripped.startsWith('?') ? `/${stripped}` : stripped;
 }
 
+/** The usage header of an ordinary call; rate-limit faults send their own. */
+const APP_USAGE = JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 });
+
+/** Headers graph.facebook.com sends with every answer (facts §0.3). */
+function graphHeaders(traceId: string) {
+  return {
+    'facebook-api-version': GRAPH_VERSION,
+    'x-fb-trace-id': traceId,
+    'x-fb-request-id': traceId,
+    'cache-control': 'private, no-cache, no-store, must-revalidate',
+    pragma: 'no-cache',
+    expires: 'Sat, 01 Jan 2000 00:00:00 GMT',
+  };
+}
+
 const isGraphPath = (url: string) => !url.startsWith('/__sandbox') && !url.startsWith('/dialog/');
 
 declare module 'fastify' {
@@ -84,25 +99,23 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
     done(null, parseForm(String(body)));
   });
   app.decorateRequest('traceId', '');
-  app.addHook('onRequest', async (req) => {
+  // The hooks run on every call, so they are callback-style: an async hook costs a promise and a
+  // microtask hop per request even when it has nothing to do.
+  app.addHook('onRequest', (req, _reply, done) => {
     req.traceId = world.ids.traceId();
+    done();
   });
   // Faults run after body parsing so a faulted POST still consumes its body cleanly.
-  app.addHook('preHandler', async (req, reply) => {
-    if (isGraphPath(req.url)) return applyFaults(world, req, reply, req.traceId);
+  app.addHook('preHandler', (req, reply, done) => {
+    if (world.store.faults.length === 0 || !isGraphPath(req.url)) return done();
+    applyFaults(world, req, reply, req.traceId).then(() => done(), done);
   });
-  app.addHook('onSend', async (req, reply) => {
-    if (!isGraphPath(req.url)) return;
-    reply.headers({
-      'facebook-api-version': GRAPH_VERSION,
-      'x-fb-trace-id': req.traceId,
-      'x-fb-request-id': req.traceId,
-      'cache-control': 'private, no-cache, no-store, must-revalidate',
-      pragma: 'no-cache',
-      expires: 'Sat, 01 Jan 2000 00:00:00 GMT',
-    });
-    if (!reply.hasHeader('x-app-usage'))
-      reply.header('x-app-usage', JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 }));
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (isGraphPath(req.url)) {
+      reply.headers(graphHeaders(req.traceId));
+      if (!reply.hasHeader('x-app-usage')) reply.header('x-app-usage', APP_USAGE);
+    }
+    done(null, payload);
   });
   app.setErrorHandler(errorHandler(log));
   app.addHook('onClose', async () => world.webhooks.close());

@@ -103,6 +103,7 @@ export function identityHandlers(
         settings: req.settingsJson === undefined ? undefined : parseSettings(req.settingsJson),
         externalId: req.clearExternalId ? null : req.externalId,
       });
+      relay.kick();
       return { workspace: toWorkspaceMessage(workspace) };
     },
     async deleteWorkspace(req) {

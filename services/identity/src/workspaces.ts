@@ -164,14 +164,26 @@ export async function updateWorkspace(
   if (patch.timezone !== undefined) assertTimezone(patch.timezone);
   await getWorkspace(db, partnerId, workspaceId);
   try {
-    return await db.workspace.update({
-      where: { id: workspaceId },
-      data: {
-        name: patch.name,
-        timezone: patch.timezone,
-        settings: patch.settings as Prisma.InputJsonObject | undefined,
-        externalId: patch.externalId,
-      },
+    // `workspace.updated` goes out with the change, so services that cache the workspace's
+    // envelope scope (partner slug, external_id) drop it.
+    return await db.$transaction(async (tx) => {
+      const workspace = await tx.workspace.update({
+        where: { id: workspaceId },
+        data: {
+          name: patch.name,
+          timezone: patch.timezone,
+          settings: patch.settings as Prisma.InputJsonObject | undefined,
+          externalId: patch.externalId,
+        },
+        include: { partner: true },
+      });
+      const { partner, ...row } = workspace;
+      const scope = { partner: partner.slug, workspace: row.id, external_id: row.externalId };
+      const event = makeEvent(SIGNALS.workspaceUpdated, scope, {
+        workspace: { id: row.id, external_id: row.externalId },
+      });
+      await tx.outboxMessage.create({ data: toOutboxData(outboxRowFor(event, currentRequestId())) });
+      return row;
     });
   } catch (error) {
     if (isUniqueViolation(error))

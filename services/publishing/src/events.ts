@@ -1,12 +1,15 @@
-import { type EventEnvelope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
 import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
 import type { PublishingContext } from './context.ts';
 import { type PostWithTargets, postJson } from './posts/view.ts';
 
-/** Partner slug and current external_id of the post's workspace, read when the event is made. */
-async function scopeOf(ctx: PublishingContext, workspaceId: string) {
-  const { workspace, partnerSlug } = await ctx.identity.describeWorkspace({ workspaceId });
+/** Partner slug and current external_id of a workspace, from identity (cached in `ctx.scopes`). */
+export async function describeScope(
+  identity: PublishingContext['identity'],
+  workspaceId: string,
+): Promise<EventScope> {
+  const { workspace, partnerSlug } = await identity.describeWorkspace({ workspaceId });
   return { partner: partnerSlug, workspace: workspaceId, external_id: workspace?.externalId ?? null };
 }
 
@@ -14,7 +17,7 @@ export type PostOutcome = 'published' | 'partial' | 'failed';
 
 /** `post.<outcome>` with `data.post` exactly as `GET /v1/posts/:id` shows it now. */
 export async function postEvent(ctx: PublishingContext, outcome: PostOutcome, post: PostWithTargets) {
-  return makeEvent(`post.${outcome}`, await scopeOf(ctx, post.workspaceId), { post: postJson(post) });
+  return makeEvent(`post.${outcome}`, await ctx.scopes.get(post.workspaceId), { post: postJson(post) });
 }
 
 /** A row of the outbox table; the relay publishes it on NATS after the commit. */

@@ -1,4 +1,4 @@
-import { connectBus, OutboxRelay } from '@svc/bus';
+import { connectBus, OutboxRelay, WorkspaceScopeCache } from '@svc/bus';
 import {
   AccountsService,
   addService,
@@ -14,6 +14,7 @@ import { every, startOpsServer } from '@svc/ops';
 import type { PublishingConfig } from './config.ts';
 import type { PublishingContext } from './context.ts';
 import { openDatabase, SCHEMA } from './db.ts';
+import { describeScope } from './events.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
 import { LocalMediaStorage } from './media/local-storage.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
@@ -41,6 +42,7 @@ export async function startPublishing(
   });
   const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
   relay.start();
+  const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
   const ctx: PublishingContext = {
     db: prisma,
     pool,
@@ -50,8 +52,9 @@ export async function startPublishing(
     accounts: createClient(AccountsService, config.ACCOUNTS_GRPC_URL, {
       credential: config.TOKEN_VAULT_CREDENTIAL,
     }),
-    identity: createClient(IdentityService, config.IDENTITY_GRPC_URL),
+    identity,
     relay,
+    scopes: new WorkspaceScopeCache(bus, (workspaceId) => describeScope(identity, workspaceId)),
     settlements: new SettlementWatch(bus, pool),
     bus,
     storage: new LocalMediaStorage(config.MEDIA_DIR),
@@ -93,6 +96,7 @@ export async function startPublishing(
       await ops.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await workers?.stop();
+      ctx.scopes.close();
       await relay.stop();
       await bus.close();
       ctx.accounts.close();
