@@ -3,4 +3,4 @@ export { type Bus, connectBus } from './connection.ts';
 export { type ConsumerOptions, ensureDurableConsumer, runConsumer } from './consumer.ts';
 export { type EventEnvelope, makeEvent } from './envelope.ts';
 export { OutboxRelay, type OutboxRow, outboxRowFor } from './outbox.ts';
-export { type EventScope, WorkspaceScopeCache } from './scope-cache.ts';
+export { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';

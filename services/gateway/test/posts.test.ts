@@ -116,6 +116,25 @@ describe('publishing', () => {
     expect(listed.body.total).toBe(1);
   });
 
+  // Guarantee: a post event's envelope carries the workspace's external_id as it is now, also
+  // right after a change (publishing caches workspaces and drops one when identity announces it).
+  it('follows a changed external_id in post events', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const first = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'one',
+      targets: [page.id],
+    });
+    expect((await waitForEvent('post.published', first.body.id)).external_id).toBeNull();
+    expect((await call('PATCH', `/v1/workspaces/${workspace}`, { external_id: 'crm-42' })).status).toBe(200);
+    const second = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'two',
+      targets: [page.id],
+    });
+    expect((await waitForEvent('post.published', second.body.id)).external_id).toBe('crm-42');
+  });
+
   // Guarantee: several images to Instagram become one carousel; PNG is converted to JPEG for Instagram.
   it('publishes a carousel, converting PNG for Instagram', async () => {
     const { workspace, ig } = await workspaceWithAccounts();

@@ -1,4 +1,4 @@
-import type { Bus, OutboxRelay, WorkspaceScopeCache } from '@svc/bus';
+import type { Bus, OutboxRelay, WorkspaceCache } from '@svc/bus';
 import type { AccountsService, IdentityService, ServiceClient } from '@svc/contracts';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
@@ -16,8 +16,8 @@ export interface PublishingContext {
   accounts: ServiceClient<typeof AccountsService>;
   identity: ServiceClient<typeof IdentityService>;
   relay: OutboxRelay;
-  /** Event envelope scopes of workspaces, dropped when identity announces a change. */
-  scopes: WorkspaceScopeCache;
+  /** Live workspaces (owner, event scope), dropped when identity announces a change. */
+  workspaces: WorkspaceCache;
   settlements: SettlementWatch;
   bus: Bus;
   storage: MediaStorage;

@@ -1,23 +1,28 @@
-import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { type EventEnvelope, type KnownWorkspace, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
 import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
 import type { PublishingContext } from './context.ts';
 import { type PostWithTargets, postJson } from './posts/view.ts';
 
-/** Partner slug and current external_id of a workspace, from identity (cached in `ctx.scopes`). */
-export async function describeScope(
+/** A live workspace's owner and event scope, from identity (cached in `ctx.workspaces`). */
+export async function describeWorkspace(
   identity: PublishingContext['identity'],
   workspaceId: string,
-): Promise<EventScope> {
+): Promise<KnownWorkspace> {
   const { workspace, partnerSlug } = await identity.describeWorkspace({ workspaceId });
-  return { partner: partnerSlug, workspace: workspaceId, external_id: workspace?.externalId ?? null };
+  return {
+    partnerId: workspace?.partnerId ?? '',
+    scope: { partner: partnerSlug, workspace: workspaceId, external_id: workspace?.externalId ?? null },
+  };
 }
 
 export type PostOutcome = 'published' | 'partial' | 'failed';
 
 /** `post.<outcome>` with `data.post` exactly as `GET /v1/posts/:id` shows it now. */
 export async function postEvent(ctx: PublishingContext, outcome: PostOutcome, post: PostWithTargets) {
-  return makeEvent(`post.${outcome}`, await ctx.scopes.get(post.workspaceId), { post: postJson(post) });
+  return makeEvent(`post.${outcome}`, (await ctx.workspaces.get(post.workspaceId)).scope, {
+    post: postJson(post),
+  });
 }
 
 /** A row of the outbox table; the relay publishes it on NATS after the commit. */

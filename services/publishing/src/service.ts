@@ -1,4 +1,4 @@
-import { connectBus, OutboxRelay, WorkspaceScopeCache } from '@svc/bus';
+import { connectBus, OutboxRelay, WorkspaceCache } from '@svc/bus';
 import {
   AccountsService,
   addService,
@@ -14,7 +14,7 @@ import { every, startOpsServer } from '@svc/ops';
 import type { PublishingConfig } from './config.ts';
 import type { PublishingContext } from './context.ts';
 import { openDatabase, SCHEMA } from './db.ts';
-import { describeScope } from './events.ts';
+import { describeWorkspace } from './events.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
 import { LocalMediaStorage } from './media/local-storage.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
@@ -54,7 +54,7 @@ export async function startPublishing(
     }),
     identity,
     relay,
-    scopes: new WorkspaceScopeCache(bus, (workspaceId) => describeScope(identity, workspaceId)),
+    workspaces: new WorkspaceCache(bus, (workspaceId) => describeWorkspace(identity, workspaceId)),
     settlements: new SettlementWatch(bus, pool),
     bus,
     storage: new LocalMediaStorage(config.MEDIA_DIR),
@@ -96,7 +96,7 @@ export async function startPublishing(
       await ops.close();
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await workers?.stop();
-      ctx.scopes.close();
+      ctx.workspaces.close();
       await relay.stop();
       await bus.close();
       ctx.accounts.close();

@@ -44,7 +44,7 @@ export async function createPost(
 ): Promise<PostWithTargets> {
   // Both at once; a missing workspace is the answer before anything checkPost says.
   const [workspace, checked] = await Promise.allSettled([
-    ctx.identity.getWorkspace({ partnerId: caller.partnerId, workspaceId: input.workspaceId }),
+    assertWorkspace(ctx, caller, input.workspaceId),
     checkPost(ctx, caller, input),
   ]);
   if (workspace.status === 'rejected') throw workspace.reason;
@@ -147,6 +147,17 @@ const INSERT_TARGETS = {
            FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
          RETURNING ${TARGET_COLUMNS}`,
 };
+
+/**
+ * The caller's live workspace, else not_found. From the workspace cache: a workspace deleted a
+ * moment ago passes until its `workspace.deleted` announcement arrives (milliseconds). A check in
+ * another service cannot hold the workspace against deletion anyway; the cache only widens that
+ * window by the announcement's trip.
+ */
+async function assertWorkspace(ctx: PublishingContext, caller: Caller, workspaceId: string): Promise<void> {
+  const workspace = await ctx.workspaces.get(workspaceId);
+  if (workspace.partnerId !== caller.partnerId) throw errors.notFound('workspace');
+}
 
 /**
  * The checks of spec 3 and the networks' rules: targets and media of this workspace, active

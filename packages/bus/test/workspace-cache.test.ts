@@ -4,14 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Bus,
   connectBus,
-  type EventScope,
+  type KnownWorkspace,
   makeEvent,
   SIGNALS,
-  WorkspaceScopeCache,
+  WorkspaceCache,
 } from '../src/index.ts';
 
-// The cache of event-envelope scopes, against the real NATS server: what it saves (identity is
-// asked once per workspace) must never cost a stale external_id beyond an announced change.
+// The cache of live workspaces, against the real NATS server: what it saves (identity is asked
+// once per workspace) must never cost a stale external_id or a deleted workspace beyond an
+// announced change.
 let bus: Bus;
 beforeAll(async () => {
   bus = await connectBus({
@@ -27,9 +28,12 @@ afterAll(() => bus.close());
 function identity() {
   const externalIds = new Map<string, string | null>();
   const loads: string[] = [];
-  const load = async (workspace: string): Promise<EventScope> => {
+  const load = async (workspace: string): Promise<KnownWorkspace> => {
     loads.push(workspace);
-    return { partner: 'acme', workspace, external_id: externalIds.get(workspace) ?? null };
+    return {
+      partnerId: 'par_1',
+      scope: { partner: 'acme', workspace, external_id: externalIds.get(workspace) ?? null },
+    };
   };
   return { externalIds, loads, load };
 }
@@ -40,14 +44,17 @@ function announce(type: string, workspace: string) {
   bus.nc.publish(bus.subjects.subject(type), JSON.stringify(event));
 }
 
-describe('WorkspaceScopeCache', () => {
+describe('WorkspaceCache', () => {
   // Guarantee: repeated events of a workspace ask identity once.
   it('loads a workspace once', async () => {
     const source = identity();
-    const cache = new WorkspaceScopeCache(bus, source.load);
+    const cache = new WorkspaceCache(bus, source.load);
     try {
       source.externalIds.set('ws_1', 'crm-1');
-      expect(await cache.get('ws_1')).toEqual({ partner: 'acme', workspace: 'ws_1', external_id: 'crm-1' });
+      expect(await cache.get('ws_1')).toEqual({
+        partnerId: 'par_1',
+        scope: { partner: 'acme', workspace: 'ws_1', external_id: 'crm-1' },
+      });
       await cache.get('ws_1');
       await cache.get('ws_1');
       expect(source.loads).toEqual(['ws_1']);
@@ -60,7 +67,7 @@ describe('WorkspaceScopeCache', () => {
   // other workspaces stay cached.
   it.each([SIGNALS.workspaceUpdated, SIGNALS.workspaceDeleted])('drops a workspace on %s', async (type) => {
     const source = identity();
-    const cache = new WorkspaceScopeCache(bus, source.load);
+    const cache = new WorkspaceCache(bus, source.load);
     try {
       source.externalIds.set('ws_a', 'old');
       await cache.get('ws_a');
@@ -68,7 +75,9 @@ describe('WorkspaceScopeCache', () => {
       await bus.nc.flush();
       source.externalIds.set('ws_a', 'new');
       announce(type, 'ws_a');
-      await eventually(async () => ((await cache.get('ws_a')).external_id === 'new' ? true : undefined));
+      await eventually(async () =>
+        (await cache.get('ws_a')).scope.external_id === 'new' ? true : undefined,
+      );
       await cache.get('ws_b');
       expect(source.loads.filter((w) => w === 'ws_b')).toHaveLength(1);
     } finally {
@@ -80,7 +89,7 @@ describe('WorkspaceScopeCache', () => {
   it('asks again after a minute', async () => {
     const source = identity();
     let now = 1_000_000;
-    const cache = new WorkspaceScopeCache(bus, source.load, () => now);
+    const cache = new WorkspaceCache(bus, source.load, () => now);
     try {
       await cache.get('ws_1');
       now += 59_000;
@@ -97,14 +106,14 @@ describe('WorkspaceScopeCache', () => {
   // Guarantee: a failed load is not remembered (identity briefly unavailable).
   it('does not keep a failure', async () => {
     let fail = true;
-    const cache = new WorkspaceScopeCache(bus, async (workspace) => {
+    const cache = new WorkspaceCache(bus, async (workspace) => {
       if (fail) throw new Error('identity unavailable');
-      return { partner: 'acme', workspace, external_id: null };
+      return { partnerId: 'par_1', scope: { partner: 'acme', workspace, external_id: null } };
     });
     try {
       await expect(cache.get('ws_1')).rejects.toThrow('identity unavailable');
       fail = false;
-      expect((await cache.get('ws_1')).workspace).toBe('ws_1');
+      expect((await cache.get('ws_1')).scope.workspace).toBe('ws_1');
     } finally {
       cache.close();
     }
