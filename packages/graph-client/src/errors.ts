@@ -121,7 +121,12 @@ function parseJsonHeader(value: string | null): unknown {
 }
 
 /** Reads `x-app-usage` and `x-business-use-case-usage` (facts §8.2); header names are case-insensitive. */
-export function readUsage(headers: Headers): GraphUsage | null {
+/** What the error mapping reads of an answer's headers (a fetch `Headers` qualifies). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+export function readUsage(headers: HeaderReader): GraphUsage | null {
   const app = parseJsonHeader(headers.get('x-app-usage')) as Record<string, number> | null;
   const buc = parseJsonHeader(headers.get('x-business-use-case-usage')) as Record<
     string,
@@ -135,7 +140,7 @@ export function readUsage(headers: Headers): GraphUsage | null {
   return { app, businessUseCase: buc, retryAfterSeconds: minutes.length ? Math.max(...minutes) * 60 : null };
 }
 
-export function fromMetaError(e: MetaErrorObject, status: number, headers: Headers): GraphApiError {
+export function fromMetaError(e: MetaErrorObject, status: number, headers: HeaderReader): GraphApiError {
   const kind = classify(e, status);
   return new GraphApiError(
     e.message ?? `Graph API error (HTTP ${status})`,

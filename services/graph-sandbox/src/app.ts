@@ -88,6 +88,8 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
   const loggerInstance: FastifyBaseLogger = log;
   const app = Fastify({
     loggerInstance,
+    // Closing the sandbox drops its clients' keep-alive connections instead of waiting for them.
+    forceCloseConnections: true,
     rewriteUrl: (req) => stripVersion(req.url ?? '/'),
     routerOptions: { ignoreTrailingSlash: true },
     // One line per request only when debugging; the sandbox is otherwise quiet.
