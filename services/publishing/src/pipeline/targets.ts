@@ -15,11 +15,14 @@ export interface ClaimedTarget {
   caption: string;
   options: Record<string, unknown>;
   media: Pick<Media, 'id' | 'mime' | 'storageKey'>[];
+  /** The account's posts published in the rolling window (the photo network's daily limit). */
+  publishedInWindow: number;
 }
 
 /**
  * Claims a target for this attempt: null when it is settled already or the job belongs to an
- * earlier attempt (a redelivered or superseded job), so nothing is ever posted twice.
+ * earlier attempt (a redelivered or superseded job), so nothing is ever posted twice. Also counts
+ * the account's posts in the daily-limit window, saving the photo network's check a round trip.
  */
 const CLAIM_TARGET = {
   name: 'publishing_claim_target',
@@ -30,12 +33,15 @@ UPDATE post_targets t SET status = 'publishing', updated_at = now()
    AND t.status NOT IN ('published', 'failed')
 RETURNING t.network, t.container_id, t.publish_sent_at, p.caption, p.options, p.media_ids,
   (SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
-     FROM media m WHERE m.id = ANY(p.media_ids)) AS media`,
+     FROM media m WHERE m.id = ANY(p.media_ids)) AS media,
+  (SELECT count(*)::int FROM post_targets u
+    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > $4) AS published_in_window`,
 };
 
 export async function claimTarget(
   db: Queryable,
   job: { post_id: string; account_id: string; attempt: number },
+  windowStart: Date,
 ): Promise<ClaimedTarget | null> {
   const { rows } = await db.query<{
     network: string;
@@ -45,7 +51,8 @@ export async function claimTarget(
     options: Record<string, unknown>;
     media_ids: string[];
     media: ClaimedTarget['media'];
-  }>({ ...CLAIM_TARGET, values: [job.post_id, job.account_id, job.attempt] });
+    published_in_window: number;
+  }>({ ...CLAIM_TARGET, values: [job.post_id, job.account_id, job.attempt, windowStart] });
   const row = rows[0];
   if (!row) return null;
   return {
@@ -58,6 +65,7 @@ export async function claimTarget(
     options: row.options,
     // In the post's order (a carousel's order); a media row deleted meanwhile is left out.
     media: row.media_ids.flatMap((id) => row.media.filter((m) => m.id === id)),
+    publishedInWindow: row.published_in_window,
   };
 }
 

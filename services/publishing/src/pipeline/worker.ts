@@ -1,7 +1,7 @@
 import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
-import { DAILY_PHOTO_LIMIT, usedToday } from '../posts/publishing-limit.ts';
+import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
 import { PublishRefused, publishToInstagram } from './instagram.ts';
 import { publishToPage } from './page.ts';
 import { settleTarget } from './settle.ts';
@@ -32,18 +32,18 @@ export interface Published {
 }
 
 export async function handlePublishJob(ctx: PublishingContext, job: PublishJob): Promise<void> {
-  const target = await claimTarget(ctx.pool, job);
+  // The token is asked for beside the claim (the job names the account): it is wasted only on a
+  // redelivered job whose target settled already.
+  const [target, vault] = await Promise.all([
+    claimTarget(ctx.pool, job, windowStart(ctx)),
+    readToken(ctx, job.account_id),
+  ]);
   if (!target) return;
   const fail = (error: string) => settleTarget(ctx, target, { status: 'failed', error });
-
-  // The daily limit applies before anything is sent (a resumed job has sent already).
-  const checkLimit = target.network === 'photo_network' && !target.containerId;
-  const [vault, used] = await Promise.all([
-    readToken(ctx, target.accountId),
-    checkLimit ? usedToday(ctx, target.accountId) : 0,
-  ]);
   if ('error' in vault) return fail(vault.error);
-  if (used >= DAILY_PHOTO_LIMIT)
+  // The daily limit applies before anything is sent (a resumed job has sent already).
+  const limited = target.network === 'photo_network' && !target.containerId;
+  if (limited && target.publishedInWindow >= DAILY_PHOTO_LIMIT)
     return fail(
       `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`,
     );

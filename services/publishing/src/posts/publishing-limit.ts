@@ -13,13 +13,8 @@ const PUBLISHED_IN_WINDOW = {
           ORDER BY published_at`,
 };
 
-const COUNT_IN_WINDOW = {
-  name: 'publishing_count_in_window',
-  text: `SELECT count(*)::int AS used FROM post_targets
-          WHERE account_id = $1 AND status = 'published' AND published_at > $2`,
-};
-
-const windowStart = (ctx: PublishingContext) => new Date(ctx.now().getTime() - WINDOW_MS);
+/** Where the rolling window starts now. */
+export const windowStart = (ctx: PublishingContext) => new Date(ctx.now().getTime() - WINDOW_MS);
 
 /** Posts this account published in the window, oldest first (the first to free a slot). */
 async function publishedInWindow(ctx: PublishingContext, accountId: string): Promise<Date[]> {
@@ -28,15 +23,6 @@ async function publishedInWindow(ctx: PublishingContext, accountId: string): Pro
     values: [accountId, windowStart(ctx)],
   });
   return rows.map((r) => r.published_at);
-}
-
-/** What the worker checks before each photo post (a count: it runs once per target). */
-export async function usedToday(ctx: PublishingContext, accountId: string): Promise<number> {
-  const { rows } = await ctx.pool.query<{ used: number }>({
-    ...COUNT_IN_WINDOW,
-    values: [accountId, windowStart(ctx)],
-  });
-  return rows[0]?.used ?? 0;
 }
 
 export async function publishingLimit(ctx: PublishingContext, caller: Caller, accountId: string) {
