@@ -1,8 +1,9 @@
 // `pnpm bench:publish`: the publish pipeline end to end (issue 6, Speed). Every service runs in its
-// own process from its production bundle, as `pnpm start` builds and lays them out — identity, accounts, webhooks, publishing, the gateway
-// and the graph-sandbox (zero container processing delay) — on a fresh database (cloned from a
-// migrated template kept between runs, see createDatabase), Redis prefix and NATS prefix of this
-// run. This runner only drives load and measures:
+// own process from its production bundle (`turbo run build`, as `pnpm start` builds them) —
+// identity, accounts, webhooks, publishing as two processes (PUBLISHING_ROLE api and worker), the
+// gateway and the graph-sandbox (zero container processing delay) — on a fresh database (cloned
+// from a migrated template kept between runs, see createDatabase), Redis prefix and NATS prefix of
+// this run. This runner only drives load and measures:
 //   1. throughput: 2,000 posts with two targets each (a Facebook Page and its linked Instagram
 //      account, spread over 30 workspaces so no account nears the 100-per-24 h Instagram limit),
 //      created with `POST /v1/posts` from 16 clients at once, through gateway → publishing gRPC →
@@ -25,7 +26,8 @@
 //
 // Environment: BENCH_POSTS (default 2000), BENCH_WORKSPACES (30), BENCH_CONCURRENCY (16),
 // BENCH_WAIT_POSTS (150), BENCH_CEILING_POSTS (150), BENCH_ALONE_POSTS (60), BENCH_CPU_PROF=1
-// writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/.
+// writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/,
+// BENCH_WORKER_NICE=<n> runs the publishing worker at that nice level (the API keeps priority).
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -62,6 +64,7 @@ const WAIT_POSTS = Number(envVar('BENCH_WAIT_POSTS', '150'));
 const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '150'));
 const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
+const WORKER_NICE = envVar('BENCH_WORKER_NICE', '');
 /** The publishing service's jobs in flight per replica (services/publishing/src/workers.ts). */
 const WORKER_CONCURRENCY = 16;
 const SETTLE_TIMEOUT_MS = 120_000;
@@ -296,7 +299,7 @@ async function startSystem(profileDir: string | undefined) {
   buildServices();
   const started = plan.map((p) => ({ ...p, service: spawnService(p.name, p.entry, p.env, profileDir) }));
   const worker = started.find((p) => p.name === 'publishing-worker')?.service.child.pid;
-  if (worker && process.env.BENCH_WORKER_NICE) setPriority(worker, Number(process.env.BENCH_WORKER_NICE));
+  if (worker && WORKER_NICE) setPriority(worker, Number(WORKER_NICE));
   for (const { service, ready } of started) await waitReady(service, ready);
   return { gatewayUrl, sandboxUrl, accountsUrl, publishingUrl: `127.0.0.1:${publishingGrpc}` };
 }

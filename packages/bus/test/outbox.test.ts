@@ -1,0 +1,85 @@
+import { createPool } from '@svc/db';
+import { createLogger } from '@svc/logging';
+import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Bus, connectBus, makeEvent, OutboxRelay, outboxRowFor } from '../src/index.ts';
+
+// The outbox relay against real Postgres and NATS (JetStream), on the publishing schema's outbox
+// table: what a service commits is published, once, and nothing is lost when a publish fails.
+const SCHEMA = 'publishing';
+const logger = createLogger('test', { level: 'silent' });
+let pool: pg.Pool;
+let bus: Bus;
+
+beforeAll(async () => {
+  pool = createPool(await createTestDatabase(), SCHEMA);
+  bus = await connectBus({
+    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    prefix: uniquePrefix('outbox'),
+    name: 'outbox-test',
+    logger,
+  });
+});
+afterAll(async () => {
+  await bus.close();
+  await pool.end();
+});
+
+async function commitEvents(count: number) {
+  const events = Array.from({ length: count }, (_, i) =>
+    makeEvent('post.published', { partner: 'acme', workspace: 'wsp_1', external_id: null }, { i }),
+  );
+  for (const event of events) {
+    const row = outboxRowFor(event);
+    await pool.query('INSERT INTO outbox (id, subject, payload, request_id) VALUES ($1, $2, $3, $4)', [
+      row.id,
+      row.subject,
+      JSON.stringify(row.payload),
+      row.requestId,
+    ]);
+  }
+  return events;
+}
+
+const unpublished = async (ids: string[]) =>
+  (await pool.query('SELECT id FROM outbox WHERE id = ANY($1) AND published_at IS NULL', [ids])).rowCount;
+
+async function streamedIds(): Promise<string[]> {
+  const consumer = await bus.js.consumers.get(bus.subjects.streamName('events'));
+  const ids: string[] = [];
+  for (;;) {
+    const message = await consumer.next({ expires: 1_000 });
+    if (!message) return ids;
+    ids.push(message.headers?.get('Nats-Msg-Id') ?? '');
+  }
+}
+
+describe('OutboxRelay', () => {
+  // Guarantee: committed rows reach JetStream in batches, each once (Nats-Msg-Id = row id), and are
+  // marked published; a second pass finds nothing to send.
+  it('publishes committed rows once and marks them', async () => {
+    const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA, batchSize: 4 });
+    const events = await commitEvents(10);
+    const ids = events.map((e) => e.id);
+    let sent = 0;
+    for (let batch = await relay.relayBatch(); batch > 0; batch = await relay.relayBatch()) sent += batch;
+    expect(sent).toBe(10);
+    expect(await unpublished(ids)).toBe(0);
+    expect((await streamedIds()).sort()).toEqual([...ids].sort());
+  });
+
+  // Guarantee: when NATS refuses a publish, the batch rolls back: its rows stay unpublished and go
+  // out on a later pass (nothing lost, nothing marked that was not sent).
+  it('keeps rows whose publish failed for the next pass', async () => {
+    const events = await commitEvents(3);
+    const ids = events.map((e) => e.id);
+    const refusing = { ...bus, js: { publish: () => Promise.reject(new Error('NATS unavailable')) } };
+    const failing = new OutboxRelay(pool, refusing as unknown as Bus, logger, { schema: SCHEMA });
+    await expect(failing.relayBatch()).rejects.toThrow('NATS unavailable');
+    expect(await unpublished(ids)).toBe(3);
+    const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
+    expect(await relay.relayBatch()).toBe(3);
+    expect(await unpublished(ids)).toBe(0);
+  });
+});
