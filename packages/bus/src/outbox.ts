@@ -67,6 +67,28 @@ export class OutboxRelay {
     });
   }
 
+  /**
+   * Publishes rows the caller has just committed without waiting for a relay pass (one claim
+   * round trip less between a commit and its event), then marks them. A crash or a NATS failure
+   * in between leaves them unmarked for the next pass; a row sent by both is dropped by JetStream
+   * (same Nats-Msg-Id within the stream's duplicate window). Never throws: the pass is the fallback.
+   */
+  async publishCommitted(rows: (Omit<OutboxRow, 'payload'> & { payload: unknown })[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { schema } = this.options;
+    try {
+      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.requestId)));
+      await this.pool.query({
+        name: `outbox_mark_${schema}`,
+        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1) AND published_at IS NULL`,
+        values: [rows.map((r) => r.id)],
+      });
+    } catch (error) {
+      this.logger.warn({ err: error }, 'publishing committed outbox rows failed; the relay will retry');
+      this.kick();
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -107,7 +129,7 @@ export class OutboxRelay {
     });
   }
 
-  private async publish(id: string, subject: string, payload: EventEnvelope, requestId: string | null) {
+  private async publish(id: string, subject: string, payload: unknown, requestId: string | null) {
     const h = headers();
     if (requestId) h.set('X-Request-Id', requestId);
     await this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {

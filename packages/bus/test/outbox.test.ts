@@ -82,4 +82,21 @@ describe('OutboxRelay', () => {
     expect(await relay.relayBatch()).toBe(3);
     expect(await unpublished(ids)).toBe(0);
   });
+
+  // Guarantee: rows a service just committed go out at once and are marked; if NATS refuses, the
+  // call does not fail the caller and the rows stay for the relay's next pass.
+  it('publishes just-committed rows at once, leaving failures to the relay', async () => {
+    const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
+    const sent = (await commitEvents(2)).map((e) => outboxRowFor(e));
+    await relay.publishCommitted(sent);
+    expect(await unpublished(sent.map((r) => r.id))).toBe(0);
+
+    const kept = (await commitEvents(2)).map((e) => outboxRowFor(e));
+    const refusing = { ...bus, js: { publish: () => Promise.reject(new Error('NATS unavailable')) } };
+    const failing = new OutboxRelay(pool, refusing as unknown as Bus, logger, { schema: SCHEMA });
+    await failing.publishCommitted(kept);
+    await failing.stop();
+    expect(await unpublished(kept.map((r) => r.id))).toBe(2);
+    expect(await relay.relayBatch()).toBe(2);
+  });
 });

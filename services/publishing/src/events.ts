@@ -59,11 +59,15 @@ export function outboxColumns(rows: OutboxInsert[]): [string[], string[], string
   ];
 }
 
-/** Writes events and jobs in the caller's transaction; the relay publishes them after commit. */
+/**
+ * Writes events and jobs in the caller's transaction and answers the rows written: after the
+ * commit, `ctx.relay.publishCommitted(rows)` sends them at once (else the relay's next pass does).
+ */
 export async function writeOutbox(
   tx: pg.PoolClient,
   items: { events?: EventEnvelope[]; jobs?: OutboxInsert[] },
-): Promise<void> {
+): Promise<OutboxInsert[]> {
   const rows = [...(items.events ?? []).map(eventRow), ...(items.jobs ?? [])];
   if (rows.length > 0) await tx.query({ ...INSERT_OUTBOX, values: outboxColumns(rows) });
+  return rows;
 }

@@ -8,7 +8,7 @@ import { publishJobRow, writeOutbox } from '../events.ts';
  * worker (spec 3, rule 2); the others publish.
  */
 export async function startDuePosts(ctx: PublishingContext, batchSize = 50): Promise<number> {
-  const started = await transaction(ctx.pool, async (tx) => {
+  const { started, rows } = await transaction(ctx.pool, async (tx) => {
     const due = await tx.query<{ id: string; attempts: number; accounts: string[] }>({
       ...START_DUE,
       values: [ctx.now(), batchSize],
@@ -16,10 +16,9 @@ export async function startDuePosts(ctx: PublishingContext, batchSize = 50): Pro
     const jobs = due.rows.flatMap((post) =>
       post.accounts.map((accountId) => publishJobRow(post.id, accountId, post.attempts)),
     );
-    await writeOutbox(tx, { jobs });
-    return due.rowCount ?? 0;
+    return { started: due.rowCount ?? 0, rows: await writeOutbox(tx, { jobs }) };
   });
-  if (started > 0) ctx.relay.kick();
+  void ctx.relay.publishCommitted(rows);
   return started;
 }
 

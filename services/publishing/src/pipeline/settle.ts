@@ -43,7 +43,7 @@ export async function settleTarget(
   outcome: TargetOutcome,
 ): Promise<void> {
   const { postId, accountId } = target;
-  const post = await transaction(ctx.pool, async (tx) => {
+  const settled = await transaction(ctx.pool, async (tx) => {
     // The lock comes first, in its own statement: the targets read next then see every sibling
     // settled before it, so exactly one of two concurrent last settlements derives the outcome.
     const locked = await tx.query<{ status: string }>({ ...LOCK_POST, values: [postId] });
@@ -68,17 +68,16 @@ export async function settleTarget(
     const result = status === 'publishing' ? derivePostOutcome(current) : null;
     if (!result) return null;
     const times = current.flatMap((t) => (t.publishedAt ? [t.publishedAt.getTime()] : []));
-    const settled = await tx.query({
+    const updated = await tx.query({
       ...SETTLE_POST,
       values: [postId, result, lastErrorOf(current), times.length > 0 ? new Date(Math.max(...times)) : null],
     });
-    const post = { ...postFromRow(settled.rows[0] ?? {}), targets: current };
-    await writeOutbox(tx, { events: [await postEvent(ctx, result, post)] });
-    return post;
+    const post = { ...postFromRow(updated.rows[0] ?? {}), targets: current };
+    return { status: result, rows: await writeOutbox(tx, { events: [await postEvent(ctx, result, post)] }) };
   });
-  if (post) {
-    ctx.relay.kick();
-    ctx.logger.info({ post: postId, status: post.status }, 'post settled');
+  if (settled) {
+    void ctx.relay.publishCommitted(settled.rows);
+    ctx.logger.info({ post: postId, status: settled.status }, 'post settled');
   }
 }
 

@@ -79,7 +79,7 @@ export async function createPost(
     ],
   });
   if (!rows[0]) throw errors.validation('media', 'a media item was deleted meanwhile');
-  if (jobs.length > 0) ctx.relay.kick();
+  void ctx.relay.publishCommitted(jobs);
   const post = postFromRow(rows[0]);
   return { ...post, targets: accounts.map((account, position) => newTarget(post, account, position)) };
 }
@@ -381,16 +381,15 @@ export async function publishPost(
   const claimed = await transaction(ctx.pool, async (tx) => {
     // Only one caller moves the post to publishing, whatever the concurrency.
     const moved = await tx.query({ ...START_PUBLISHING, values: [id, post.status, attempt] });
-    if (moved.rowCount === 0) return false;
+    if (moved.rowCount === 0) return null;
     // Known edge: a publish whose answer was lost and that lands at the network more than the
     // worker's grace period (pipeline/unknown-outcome.ts) after it failed the target would be
     // posted again here, since the retry starts from a fresh container.
     await tx.query({ ...RESET_UNPUBLISHED_TARGETS, values: [id] });
-    await writeOutbox(tx, { jobs: retry.map((t) => publishJobRow(id, t.accountId, attempt)) });
-    return true;
+    return writeOutbox(tx, { jobs: retry.map((t) => publishJobRow(id, t.accountId, attempt)) });
   });
   if (!claimed) throw errors.conflict('this post changed meanwhile; read it again');
-  ctx.relay.kick();
+  void ctx.relay.publishCommitted(claimed);
   return getPost(ctx, caller, id);
 }
 
