@@ -147,6 +147,7 @@ export async function deleteMedia(ctx: PublishingContext, caller: Caller, id: st
       );
     await tx.media.deleteMany({ where: { id } });
   });
+  fileInfos.delete(id);
   // The record is gone either way; a file that could not be removed is only disk space.
   await removeFiles(ctx, [media]).catch((error: unknown) =>
     ctx.logger.warn({ err: error, media: id }, 'could not remove a deleted media file'),
@@ -166,24 +167,41 @@ export async function purgeWorkspaceMedia(ctx: PublishingContext, workspaceId: s
   }
 }
 
-/** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
 const MEDIA_FILE = {
   name: 'publishing_media_file',
   text: 'SELECT mime, storage_key AS "storageKey" FROM media WHERE id = $1',
 };
 
+type FileInfo = Pick<Media, 'mime' | 'storageKey'>;
+
+/**
+ * What a signed-URL read needs of a media row, kept per process for a minute: the networks fetch
+ * the file once per target, and neither the type nor the storage key of a media ever changes. A
+ * deleted media's file is removed, so a kept entry still reads as not_found.
+ */
+const fileInfos = new Map<string, { info: FileInfo; at: number }>();
+const FILE_INFO_MAX_AGE_MS = 60_000;
+const FILE_INFO_MAX_ENTRIES = 10_000;
+
+async function fileInfo(ctx: PublishingContext, mediaId: string): Promise<FileInfo | undefined> {
+  const kept = fileInfos.get(mediaId);
+  if (kept && Date.now() - kept.at < FILE_INFO_MAX_AGE_MS) return kept.info;
+  const { rows } = await ctx.pool.query<FileInfo>({ ...MEDIA_FILE, values: [mediaId] });
+  const info = rows[0];
+  if (!info) return undefined;
+  if (fileInfos.size >= FILE_INFO_MAX_ENTRIES) fileInfos.clear();
+  fileInfos.set(mediaId, { info, at: Date.now() });
+  return info;
+}
+
+/** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
 export async function readMediaFile(
   ctx: PublishingContext,
   token: string,
 ): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
   const verified = verifyMediaToken(ctx.config, token, ctx.now());
   if (!verified) throw errors.notFound('media file');
-  // Once per target published (the network fetches the file): a named statement, not Prisma.
-  const { rows } = await ctx.pool.query<Pick<Media, 'mime' | 'storageKey'>>({
-    ...MEDIA_FILE,
-    values: [verified.mediaId],
-  });
-  const media = rows[0];
+  const media = await fileInfo(ctx, verified.mediaId);
   if (!media) throw errors.notFound('media file');
   const data = await ctx.storage.get(variantKey(media, verified.variant));
   if (!data) throw errors.notFound('media file');

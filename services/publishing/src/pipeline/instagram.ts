@@ -26,9 +26,14 @@ export async function publishToInstagram(ctx: PublishingContext, job: TargetJob)
   }
   if (!containerId) {
     containerId = await createContainer(ctx, job);
-    await recordContainer(ctx.pool, target, containerId);
+    // Recorded while the status is checked: both are done before media_publish is sent.
+    await Promise.all([
+      recordContainer(ctx.pool, target, containerId),
+      waitUntilReady(ctx, token, containerId),
+    ]);
+  } else {
+    await waitUntilReady(ctx, token, containerId);
   }
-  await waitUntilReady(ctx, token, containerId);
   const sentAt = ctx.now();
   await recordPublishSent(ctx.pool, target, sentAt);
   let mediaId: string;
