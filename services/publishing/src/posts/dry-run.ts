@@ -1,7 +1,8 @@
 import type { Account } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import type { PublishingContext } from '../context.ts';
-import { checkPost, type PostInput } from './posts.ts';
+import { checkPost } from './checks.ts';
+import type { PostInput } from './posts.ts';
 import type { MediaSummary } from './view.ts';
 
 /**

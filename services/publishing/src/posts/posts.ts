@@ -1,14 +1,14 @@
 import type { Account } from '@svc/contracts';
 import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
-import { errors, ServiceError } from '@svc/errors';
+import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
 import type { PublishingContext } from '../context.ts';
 import { outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
 import type { Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
+import { assertActive, assertWorkspace, checkPost } from './checks.ts';
 import { POST_COLUMNS, postFromRow, readPost, TARGET_COLUMNS } from './rows.ts';
-import { checkForNetwork, type Network } from './rules.ts';
-import type { MediaSummary, PostWithTargets } from './view.ts';
+import type { PostWithTargets } from './view.ts';
 
 /**
  * Posts: create (draft, scheduled or publishing at once), read, list, patch and publish. Every
@@ -146,86 +146,6 @@ const INSERT_TARGETS = {
          SELECT $1, t.account_id, t.position, t.network, t.username, 'pending', now()
            FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
          RETURNING ${TARGET_COLUMNS}`,
-};
-
-/**
- * The caller's live workspace, else not_found. From the workspace cache: a workspace deleted a
- * moment ago passes until its `workspace.deleted` announcement arrives (milliseconds). A check in
- * another service cannot hold the workspace against deletion anyway; the cache only widens that
- * window by the announcement's trip.
- */
-async function assertWorkspace(ctx: PublishingContext, caller: Caller, workspaceId: string): Promise<void> {
-  const workspace = await ctx.workspaces.get(workspaceId);
-  if (workspace.partnerId !== caller.partnerId) throw errors.notFound('workspace');
-}
-
-/**
- * The checks of spec 3 and the networks' rules: targets and media of this workspace, active
- * accounts (else 409 account_disconnected), captions and media each network accepts.
- */
-export async function checkPost(
-  ctx: PublishingContext,
-  caller: Caller,
-  input: Pick<PostInput, 'workspaceId' | 'caption' | 'mediaIds' | 'accountIds'>,
-): Promise<{ accounts: Account[]; media: MediaSummary[] }> {
-  if (new Set(input.accountIds).size !== input.accountIds.length)
-    throw errors.validation('targets', 'each account may be targeted once');
-  // One call for every target, and the media read beside it; the checks then run in order.
-  const [found, mediaRows] = await Promise.all([
-    ctx.accounts.getAccounts({ caller, accountIds: input.accountIds }),
-    readMedia(ctx, caller, input.mediaIds),
-  ]);
-  const accounts = input.accountIds.map((accountId, index) => {
-    const account = found.accounts.find((a) => a.id === accountId);
-    if (!account) throw errors.validation(`targets.${index}`, `account ${accountId} not found`);
-    if (account.workspaceId !== input.workspaceId)
-      throw errors.validation(
-        `targets.${index}`,
-        `account ${accountId} is not in workspace ${input.workspaceId}`,
-      );
-    assertActive(account);
-    return account;
-  });
-  const media = mediaSummaries(mediaRows, input.workspaceId, input.mediaIds);
-  for (const account of accounts) checkForNetwork(account.network as Network, input.caption, media);
-  return { accounts, media };
-}
-
-export function assertActive(account: Account): void {
-  if (account.status !== 'active')
-    throw new ServiceError(
-      'account_disconnected',
-      `account ${account.id} (@${account.username}) is ${account.status}${account.lastError ? `: ${account.lastError}` : ''}; reconnect it through a connect link`,
-    );
-}
-
-type MediaRow = MediaSummary & { workspace_id: string };
-
-async function readMedia(ctx: PublishingContext, caller: Caller, mediaIds: string[]): Promise<MediaRow[]> {
-  if (mediaIds.length === 0) return [];
-  const { rows } = await ctx.pool.query<MediaRow>({
-    ...MEDIA_SUMMARIES,
-    values: [mediaIds, caller.partnerId, caller.workspaceId],
-  });
-  return rows;
-}
-
-/** The post's media in its order, each found and of the post's workspace. */
-function mediaSummaries(rows: MediaRow[], workspaceId: string, mediaIds: string[]): MediaSummary[] {
-  return mediaIds.map((id, index) => {
-    const row = rows.find((m) => m.id === id);
-    if (!row) throw errors.validation(`media.${index}`, `media ${id} not found`);
-    if (row.workspace_id !== workspaceId)
-      throw errors.validation(`media.${index}`, `media ${id} is not in workspace ${workspaceId}`);
-    return { id: row.id, kind: row.kind, mime: row.mime, width: row.width, height: row.height };
-  });
-}
-
-/** The caller's media among these ids (an empty workspace id: a partner key sees every workspace). */
-const MEDIA_SUMMARIES = {
-  name: 'publishing_media_summaries',
-  text: `SELECT id, kind, mime, width, height, workspace_id FROM media
-          WHERE id = ANY($1) AND partner_id = $2 AND ($3 = '' OR workspace_id = $3)`,
 };
 
 /**
