@@ -33,7 +33,8 @@ export interface OutboxInsert {
   requestId: string | null;
 }
 
-const eventRow = (event: EventEnvelope): OutboxInsert => outboxRowFor(event, currentRequestId());
+/** The outbox row of an event, carrying the current request id. */
+export const eventRow = (event: EventEnvelope): OutboxInsert => outboxRowFor(event, currentRequestId());
 
 /** One publish job per target, keyed by attempt so a relay re-publish is dropped by JetStream. */
 export const publishJobRow = (postId: string, accountId: string, attempt: number): OutboxInsert => ({

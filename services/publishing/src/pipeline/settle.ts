@@ -1,6 +1,6 @@
 import { transaction } from '@svc/db';
 import type { PublishingContext } from '../context.ts';
-import { type PostOutcome, postEvent, writeOutbox } from '../events.ts';
+import { eventRow, outboxColumns, type PostOutcome, postEvent } from '../events.ts';
 import type { PostTarget } from '../generated/prisma/client.ts';
 import { POST_COLUMNS, postFromRow, TARGET_COLUMNS, targetFromRow } from '../posts/rows.ts';
 import type { ClaimedTarget } from './targets.ts';
@@ -46,9 +46,9 @@ export async function settleTarget(
   const settled = await transaction(ctx.pool, async (tx) => {
     // The lock comes first, in its own statement: the targets read next then see every sibling
     // settled before it, so exactly one of two concurrent last settlements derives the outcome.
-    const locked = await tx.query<{ status: string }>({ ...LOCK_POST, values: [postId] });
-    const status = locked.rows[0]?.status;
-    if (!status) return null; // the workspace was deleted meanwhile
+    const locked = await tx.query({ ...LOCK_POST, values: [postId] });
+    if (!locked.rows[0]) return null; // the workspace was deleted meanwhile
+    const post = postFromRow(locked.rows[0]);
     const published = outcome.status === 'published' ? outcome : undefined;
     const targets = await tx.query({
       ...RECORD_OUTCOME,
@@ -65,15 +65,31 @@ export async function settleTarget(
       ],
     });
     const current = targets.rows.map(targetFromRow);
-    const result = status === 'publishing' ? derivePostOutcome(current) : null;
+    const result = post.status === 'publishing' ? derivePostOutcome(current) : null;
     if (!result) return null;
     const times = current.flatMap((t) => (t.publishedAt ? [t.publishedAt.getTime()] : []));
-    const updated = await tx.query({
+    const outcomePost = {
+      ...post,
+      status: result,
+      lastError: lastErrorOf(current),
+      publishedAt: times.length > 0 ? new Date(Math.max(...times)) : null,
+      updatedAt: ctx.now(),
+      targets: current,
+    };
+    // The post's new state and its event are written by one statement.
+    const rows = [eventRow(await postEvent(ctx, result, outcomePost))];
+    await tx.query({
       ...SETTLE_POST,
-      values: [postId, result, lastErrorOf(current), times.length > 0 ? new Date(Math.max(...times)) : null],
+      values: [
+        postId,
+        result,
+        outcomePost.lastError,
+        outcomePost.publishedAt,
+        outcomePost.updatedAt,
+        ...outboxColumns(rows),
+      ],
     });
-    const post = { ...postFromRow(updated.rows[0] ?? {}), targets: current };
-    return { status: result, rows: await writeOutbox(tx, { events: [await postEvent(ctx, result, post)] }) };
+    return { status: result, rows };
   });
   if (settled) {
     void ctx.relay.publishCommitted(settled.rows);
@@ -81,7 +97,10 @@ export async function settleTarget(
   }
 }
 
-const LOCK_POST = { name: 'publishing_lock_post', text: 'SELECT status FROM posts WHERE id = $1 FOR UPDATE' };
+const LOCK_POST = {
+  name: 'publishing_lock_post',
+  text: `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1 FOR UPDATE`,
+};
 
 /**
  * Records the target's outcome and answers every target of the post as it now stands. A
@@ -106,6 +125,10 @@ SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = $1 AND account_id <> 
 
 const SETTLE_POST = {
   name: 'publishing_settle_post',
-  text: `UPDATE posts SET status = $2, last_error = $3, published_at = $4, updated_at = now()
-          WHERE id = $1 RETURNING ${POST_COLUMNS}`,
+  text: `
+WITH settled AS (
+  UPDATE posts SET status = $2, last_error = $3, published_at = $4, updated_at = $5 WHERE id = $1
+)
+INSERT INTO outbox (id, subject, payload, request_id)
+SELECT * FROM unnest($6::text[], $7::text[], $8::jsonb[], $9::text[])`,
 };
