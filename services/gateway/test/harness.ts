@@ -38,6 +38,8 @@ export interface Stack {
   /** The graph-sandbox's control API (`/__sandbox/...`), JSON in and out. */
   sandboxControl<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
   startGateway(env?: Record<string, string>): Promise<Awaited<ReturnType<typeof startGateway>>>;
+  /** Another publishing process of this stack that runs only the publish workers (PUBLISHING_ROLE=worker). */
+  startPublishingWorker(): Promise<Awaited<ReturnType<typeof startPublishing>>>;
   createPartner(slug?: string): Promise<{ partnerId: string; key: string }>;
   stop(): Promise<void>;
 }
@@ -114,10 +116,17 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     PUBLIC_BASE_URL: gatewayUrl,
     MEDIA_DIR: mediaDir,
   };
-  const publishing = await startPublishing(
-    parseConfig(publishingConfigSchema(publishingEnv), publishingEnv),
-    createLogger('publishing', { destination, level: common.LOG_LEVEL }),
-  );
+  const publishings: Awaited<ReturnType<typeof startPublishing>>[] = [];
+  const launchPublishing = async (extra: Record<string, string> = {}) => {
+    const instanceEnv = { ...publishingEnv, ...extra };
+    const instance = await startPublishing(
+      parseConfig(publishingConfigSchema(instanceEnv), instanceEnv),
+      createLogger('publishing', { destination, level: common.LOG_LEVEL }),
+    );
+    publishings.push(instance);
+    return instance;
+  };
+  const publishing = await launchPublishing();
   const gateways: Awaited<ReturnType<typeof startGateway>>[] = [];
   const launchGateway = async (extra: Record<string, string> = {}) => {
     const gatewayEnv = {
@@ -149,6 +158,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     sandbox,
     gateway,
     startGateway: launchGateway,
+    startPublishingWorker: () => launchPublishing({ PUBLISHING_ROLE: 'worker' }),
     async sandboxControl<T>(method: string, path: string, body?: unknown) {
       const response = await fetch(`${sandbox.url}${path}`, {
         method,
@@ -164,7 +174,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     },
     async stop() {
       for (const g of gateways) await g.stop();
-      await publishing.stop();
+      for (const p of publishings) await p.stop();
       await webhooks.stop();
       await accounts.stop();
       await rm(mediaDir, { recursive: true, force: true });
