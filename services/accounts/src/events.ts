@@ -1,4 +1,4 @@
-import { type EventEnvelope, makeEvent, outboxRowFor } from '@svc/bus';
+import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor } from '@svc/bus';
 import type { IdentityService, ServiceClient } from '@svc/contracts';
 import { currentRequestId } from '@svc/logging';
 import { accountJson } from './account-view.ts';
@@ -6,12 +6,7 @@ import type { Account, Prisma } from './generated/prisma/client.ts';
 
 export type IdentityClient = ServiceClient<typeof IdentityService>;
 
-/** The envelope fields that name who an event belongs to (spec 6). */
-export interface EventScope {
-  partner: string;
-  workspace: string;
-  external_id: string | null;
-}
+export type { EventScope };
 
 /** Partner slug and current external_id of a workspace, read from identity when the event is made. */
 export async function scopeOf(

@@ -7,7 +7,7 @@ import type { PublishingContext } from '../context.ts';
 import { outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
 import type { Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
 import { assertActive, assertWorkspace, checkPost } from './checks.ts';
-import { POST_COLUMNS, postFromRow, readPost, TARGET_COLUMNS } from './rows.ts';
+import { POST_COLUMNS, postFromRow, readPost } from './rows.ts';
 import type { PostWithTargets } from './view.ts';
 
 /**
@@ -144,8 +144,7 @@ const INSERT_TARGETS = {
   name: 'publishing_insert_targets',
   text: `INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
          SELECT $1, t.account_id, t.position, t.network, t.username, 'pending', now()
-           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
-         RETURNING ${TARGET_COLUMNS}`,
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)`,
 };
 
 /**
