@@ -1,3 +1,4 @@
+export { AnnouncedCache, type AnnouncedCacheOptions } from './announced-cache.ts';
 export { SIGNALS, STREAMS, type StreamKey, Subjects } from './catalog.ts';
 export { type Bus, connectBus } from './connection.ts';
 export { type ConsumerOptions, ensureDurableConsumer, runConsumer } from './consumer.ts';

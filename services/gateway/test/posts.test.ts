@@ -253,10 +253,19 @@ describe('publishing', () => {
     expect(go.body.status).toBe('published');
   });
 
-  // Guarantee: a scheduled post whose account was disconnected meanwhile fails for that target.
+  // Guarantee: a scheduled post whose account was disconnected meanwhile fails for that target,
+  // also right after a publish to that account (workers keep tokens, and drop one on
+  // account.disconnected).
   it('fails a scheduled target whose account was disconnected', async () => {
     const { workspace, ig, page } = await workspaceWithAccounts();
     const media = await upload(workspace);
+    const before = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'Before the disconnect',
+      media: [media],
+      targets: [ig.id],
+    });
+    expect(before.body.status).toBe('published');
     const at = new Date(Date.now() + 1500).toISOString();
     const post = await call('POST', '/v1/posts', {
       workspace,

@@ -1,4 +1,4 @@
-import type { Bus, OutboxRelay, WorkspaceCache } from '@svc/bus';
+import type { AnnouncedCache, Bus, OutboxRelay, WorkspaceCache } from '@svc/bus';
 import type { AccountsService, IdentityService, ServiceClient } from '@svc/contracts';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { PublishingConfig } from './config.ts';
 import type { Db } from './db.ts';
 import type { MediaStorage } from './media/storage.ts';
+import type { AccountToken } from './pipeline/tokens.ts';
 import type { SettlementWatch } from './posts/wait.ts';
 
 /** What the publishing service's operations share; `now` is injectable so tests can move time. */
@@ -18,6 +19,8 @@ export interface PublishingContext {
   relay: OutboxRelay;
   /** Live workspaces (owner, event scope), dropped when identity announces a change. */
   workspaces: WorkspaceCache;
+  /** Account tokens for the publish jobs, dropped when accounts announces a change. */
+  tokens: AnnouncedCache<AccountToken>;
   settlements: SettlementWatch;
   bus: Bus;
   storage: MediaStorage;

@@ -17,6 +17,7 @@ import { openDatabase, SCHEMA } from './db.ts';
 import { describeWorkspace } from './events.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
 import { LocalMediaStorage } from './media/local-storage.ts';
+import { accountTokens } from './pipeline/tokens.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
 import { SettlementWatch } from './posts/wait.ts';
 import { startWorkers } from './workers.ts';
@@ -43,18 +44,20 @@ export async function startPublishing(
   const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
   relay.start();
   const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
+  const accounts = createClient(AccountsService, config.ACCOUNTS_GRPC_URL, {
+    credential: config.TOKEN_VAULT_CREDENTIAL,
+  });
   const ctx: PublishingContext = {
     db: prisma,
     pool,
     graph: new GraphClient(
       graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),
     ),
-    accounts: createClient(AccountsService, config.ACCOUNTS_GRPC_URL, {
-      credential: config.TOKEN_VAULT_CREDENTIAL,
-    }),
+    accounts,
     identity,
     relay,
     workspaces: new WorkspaceCache(bus, (workspaceId) => describeWorkspace(identity, workspaceId)),
+    tokens: accountTokens(bus, accounts),
     settlements: new SettlementWatch(bus, pool),
     bus,
     storage: new LocalMediaStorage(config.MEDIA_DIR),
@@ -97,6 +100,7 @@ export async function startPublishing(
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await workers?.stop();
       ctx.workspaces.close();
+      ctx.tokens.close();
       await relay.stop();
       await bus.close();
       ctx.accounts.close();

@@ -148,9 +148,10 @@ describe('a publishing worker that crashes', () => {
               published_at = NULL WHERE post_id = $1`,
       [postId],
     );
-    await stack.db.query(`UPDATE posts SET status = 'publishing', published_at = NULL WHERE id = $1`, [
-      postId,
-    ]);
+    await stack.db.query(
+      `UPDATE posts SET status = 'publishing', published_at = NULL, unsettled = 1 WHERE id = $1`,
+      [postId],
+    );
     // The network's side of it: the container that was sent is PUBLISHED.
     const container = stack.sandbox.world.store.containers.get(before?.container_id ?? '');
     expect(container?.published).toBe(true);

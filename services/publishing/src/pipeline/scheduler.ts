@@ -30,7 +30,8 @@ WITH due AS (
   SELECT id FROM posts WHERE status = 'scheduled' AND schedule_at <= $1
    ORDER BY schedule_at LIMIT $2 FOR UPDATE SKIP LOCKED
 )
-UPDATE posts p SET status = 'publishing', attempts = p.attempts + 1, updated_at = now()
+UPDATE posts p SET status = 'publishing', attempts = p.attempts + 1, updated_at = now(),
+       unsettled = (SELECT count(*) FROM post_targets t WHERE t.post_id = p.id AND t.status <> 'published')
   FROM due WHERE p.id = due.id
 RETURNING p.id, p.attempts,
   ARRAY(SELECT account_id FROM post_targets t WHERE t.post_id = p.id AND t.status <> 'published'

@@ -4,8 +4,9 @@ import type { PublishingContext } from '../context.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
 import { PublishRefused, publishToInstagram } from './instagram.ts';
 import { publishToPage } from './page.ts';
-import { settleTarget } from './settle.ts';
+import { settlePost, settleTarget } from './settle.ts';
 import { type ClaimedTarget, claimTarget } from './targets.ts';
+import type { AccountToken } from './tokens.ts';
 
 /**
  * One publish job = one target of one post. Idempotent: a settled target is skipped, so a
@@ -38,7 +39,9 @@ export async function handlePublishJob(ctx: PublishingContext, job: PublishJob):
     claimTarget(ctx.pool, job, windowStart(ctx)),
     readToken(ctx, job.account_id),
   ]);
-  if (!target) return;
+  // Settled already (a redelivered job), or superseded. Its settlement may have counted the post
+  // down to 0 and then died before settling the post: that is finished here.
+  if (!target) return settlePost(ctx, job.post_id);
   const fail = (error: string) => settleTarget(ctx, target, { status: 'failed', error });
   if ('error' in vault) return fail(vault.error);
   // The daily limit applies before anything is sent (a resumed job has sent already).
@@ -63,7 +66,7 @@ export async function handlePublishJob(ctx: PublishingContext, job: PublishJob):
   } catch (error) {
     if (error instanceof PublishRefused) return fail(error.message);
     if (!(error instanceof GraphApiError)) throw error;
-    await reportTokenProblem(ctx, target.accountId, error);
+    await reportTokenProblem(ctx, targetJob, error);
     return fail(error.message);
   }
 }
@@ -94,10 +97,9 @@ async function postFirstComment(
 async function readToken(
   ctx: PublishingContext,
   accountId: string,
-): Promise<{ token: string; platformId: string } | { error: string }> {
+): Promise<AccountToken | { error: string }> {
   try {
-    const { token, account } = await ctx.accounts.getAccountToken({ accountId });
-    return { token, platformId: account?.platformId ?? '' };
+    return await ctx.tokens.get(accountId);
   } catch (error) {
     if (
       error instanceof ServiceError &&
@@ -108,10 +110,18 @@ async function readToken(
   }
 }
 
-/** A dead token also changes the account's status (through accounts), so the partner learns of it. */
-async function reportTokenProblem(ctx: PublishingContext, accountId: string, error: GraphApiError) {
+/**
+ * A dead token also changes the account's status (through accounts), so the partner learns of it.
+ * The kept token is dropped first; when accounts now holds another one (the account was reconnected
+ * and its announcement has not arrived yet), the refusal was of the old token and is not reported.
+ */
+async function reportTokenProblem(ctx: PublishingContext, job: TargetJob, error: GraphApiError) {
   const problem = error.tokenProblem;
   if (!problem) return;
+  const accountId = job.target.accountId;
+  ctx.tokens.forget(accountId);
+  const current = await ctx.tokens.get(accountId).catch(() => undefined);
+  if (current && current.token !== job.token) return;
   await ctx.accounts
     .reportTokenProblem({
       accountId,

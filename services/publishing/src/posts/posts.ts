@@ -97,8 +97,9 @@ WITH locked AS (
   SELECT id FROM media WHERE id = ANY($6::text[]) FOR SHARE
 ), post AS (
   INSERT INTO posts (id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
-                     status, attempts, created_by, options, updated_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now()
+                     status, attempts, unsettled, created_by, options, updated_at)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 1 THEN cardinality($14::text[]) ELSE 0 END,
+         $11, $12, now()
    WHERE (SELECT count(*) FROM locked) = $13
   RETURNING ${POST_COLUMNS}
 ), targets AS (
@@ -314,7 +315,8 @@ export async function publishPost(
 
 const START_PUBLISHING = {
   name: 'publishing_start_publishing',
-  text: `UPDATE posts SET status = 'publishing', attempts = $3, last_error = NULL, updated_at = now()
+  text: `UPDATE posts SET status = 'publishing', attempts = $3, last_error = NULL, updated_at = now(),
+                unsettled = (SELECT count(*) FROM post_targets WHERE post_id = $1 AND status <> 'published')
           WHERE id = $1 AND status = $2`,
 };
 

@@ -26,6 +26,7 @@ export function postFromRow(row: Row): Post {
     status: row.status as string,
     publishedAt: row.published_at as Date | null,
     attempts: row.attempts as number,
+    unsettled: row.unsettled as number,
     lastError: row.last_error as string | null,
     createdBy: row.created_by as string,
     options: row.options as Prisma.JsonValue,
@@ -59,7 +60,7 @@ export function targetFromRow(row: Row): PostTarget {
  * connection once a migration adds a column ("cached plan must not change result type").
  */
 export const POST_COLUMNS = `id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
-  status, published_at, attempts, last_error, created_by, options, created_at, updated_at`;
+  status, published_at, attempts, unsettled, last_error, created_by, options, created_at, updated_at`;
 export const TARGET_COLUMNS = `post_id, account_id, position, network, username, status, container_id,
   publish_sent_at, platform_post_id, permalink, error, published_at, first_comment_id,
   first_comment_error, updated_at`;

@@ -1,0 +1,185 @@
+import { connectBus, OutboxRelay, WorkspaceCache } from '@svc/bus';
+import { parseConfig } from '@svc/config';
+import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
+import { createPool } from '@svc/db';
+import { newId } from '@svc/ids';
+import { createLogger } from '@svc/logging';
+import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPartner } from '../../identity/src/admin/partners.ts';
+import { identityConfigSchema } from '../../identity/src/config.ts';
+import { startIdentity } from '../../identity/src/service.ts';
+import type { PublishingContext } from '../src/context.ts';
+import { SCHEMA } from '../src/db.ts';
+import { describeWorkspace } from '../src/events.ts';
+import { settlePost, settleTarget, type TargetOutcome } from '../src/pipeline/settle.ts';
+
+/**
+ * Settlement against real Postgres: each target's outcome is recorded and its post counted down in
+ * one statement, and the settlement that reaches 0 settles the post. These tests pin what that
+ * must keep: of several targets settling at the same moment exactly one settles the post (one
+ * `post.*` event), a redelivered settlement counts nothing, and a post whose last settlement died
+ * after counting down is settled by the next one to look. Identity runs in this process (the
+ * event's scope comes from it, as in production); no network is involved.
+ */
+const logger = createLogger('test', { level: 'silent' });
+let identity: Awaited<ReturnType<typeof startIdentity>>;
+let identityClient: ServiceClient<typeof IdentityService>;
+let ctx: PublishingContext;
+let pool: pg.Pool;
+let workspaceId: string;
+let partnerId: string;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  const prefix = uniquePrefix('settle');
+  const databaseUrl = await createTestDatabase();
+  const env = {
+    APP_ENV: 'development',
+    DATABASE_URL: databaseUrl,
+    REDIS_PREFIX: `${prefix}:`,
+    NATS_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    IDENTITY_GRPC_ADDRESS: '127.0.0.1:0',
+    OPS_PORT: '0',
+  };
+  identity = await startIdentity(parseConfig(identityConfigSchema(env), env), logger);
+  identityClient = createClient(IdentityService, `127.0.0.1:${identity.port}`);
+  const { partner } = await createPartner(identity.prisma, uniquePrefix('p'));
+  partnerId = partner.id;
+  const { workspace } = await identityClient.createWorkspace({
+    partnerId,
+    name: 'Bakery',
+    timezone: 'Europe/Paris',
+    settingsJson: '{}',
+  });
+  workspaceId = workspace?.id ?? '';
+  // Enough connections for every concurrent settlement to run at the same moment.
+  pool = createPool(databaseUrl, SCHEMA, 20);
+  const bus = await connectBus({
+    url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    prefix,
+    name: 'settle-test',
+    logger,
+  });
+  const workspaces = new WorkspaceCache(bus, (id) => describeWorkspace(identityClient, id));
+  const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
+  ctx = { pool, relay, workspaces, bus, logger, now: () => new Date() } as unknown as PublishingContext;
+  close = async () => {
+    workspaces.close();
+    await bus.close();
+    await pool.end();
+  };
+});
+
+afterAll(async () => {
+  await close?.();
+  identityClient?.close();
+  await identity?.stop();
+});
+
+/** A post publishing to `count` targets, none settled yet, as CREATE_POST writes it. */
+async function publishingPost(count: number): Promise<{ postId: string; accounts: string[] }> {
+  const postId = newId('post');
+  const accounts = Array.from({ length: count }, () => newId('account'));
+  await pool.query(
+    `INSERT INTO posts (id, partner_id, workspace_id, caption, media_ids, status, attempts, unsettled,
+                        created_by, updated_at)
+     VALUES ($1, $2, $3, 'Fresh bread', '{}', 'publishing', 1, $4, 'test', now())`,
+    [postId, partnerId, workspaceId, count],
+  );
+  await pool.query(
+    `INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
+     SELECT $1, a, p - 1, 'page_network', 'bakery', 'publishing', now()
+       FROM unnest($2::text[]) WITH ORDINALITY AS t(a, p)`,
+    [postId, accounts],
+  );
+  return { postId, accounts };
+}
+
+const published = (n: number): TargetOutcome => ({
+  status: 'published',
+  platformPostId: `page_${n}`,
+  permalink: `https://facebook.test/${n}`,
+  publishedAt: new Date(),
+});
+
+async function postRow(postId: string) {
+  const { rows } = await pool.query<{ status: string; unsettled: number; last_error: string | null }>(
+    'SELECT status, unsettled, last_error FROM posts WHERE id = $1',
+    [postId],
+  );
+  return rows[0];
+}
+
+async function postEvents(postId: string): Promise<string[]> {
+  const { rows } = await pool.query<{ subject: string }>(
+    `SELECT subject FROM outbox WHERE payload->'data'->'post'->>'id' = $1`,
+    [postId],
+  );
+  return rows.map((r) => r.subject);
+}
+
+describe('settling targets', () => {
+  // Guarantee: targets settling at the same moment settle their post exactly once — the status
+  // derived from all of them, one post.* event — however their statements interleave.
+  it('settles a post once when all its targets settle at the same moment', async () => {
+    for (let round = 0; round < 15; round++) {
+      const { postId, accounts } = await publishingPost(5);
+      await Promise.all(
+        accounts.map((accountId, i) =>
+          settleTarget(
+            ctx,
+            { postId, accountId },
+            i === 0 ? { status: 'failed', error: 'refused' } : published(i),
+          ),
+        ),
+      );
+      expect(await postRow(postId)).toMatchObject({
+        status: 'partial',
+        unsettled: 0,
+        last_error: 'page_network: refused',
+      });
+      expect(await postEvents(postId)).toEqual(['post.partial']);
+    }
+  });
+
+  // Guarantee: a settlement delivered twice (a redelivered job) counts the post down once, so the
+  // post is not settled while another target is still publishing.
+  it('counts a target settled twice only once', async () => {
+    const { postId, accounts } = await publishingPost(2);
+    const [first = '', second = ''] = accounts;
+    await settleTarget(ctx, { postId, accountId: first }, published(1));
+    await settleTarget(ctx, { postId, accountId: first }, { status: 'failed', error: 'again' });
+    expect(await postRow(postId)).toMatchObject({ status: 'publishing', unsettled: 1 });
+    const { rows } = await pool.query('SELECT status, error FROM post_targets WHERE account_id = $1', [
+      first,
+    ]);
+    expect(rows[0]).toEqual({ status: 'published', error: null });
+
+    await settleTarget(ctx, { postId, accountId: second }, published(2));
+    expect(await postRow(postId)).toMatchObject({ status: 'published', unsettled: 0 });
+    expect(await postEvents(postId)).toEqual(['post.published']);
+  });
+
+  // Guarantee: when the worker that counted a post down to 0 dies before settling it, the next
+  // look (a redelivered job of that target) settles it; looking again writes nothing more.
+  it('settles a post left at 0 by a worker that died, and only once', async () => {
+    const { postId, accounts } = await publishingPost(2);
+    await pool.query(
+      `UPDATE post_targets SET status = 'failed', error = 'refused' WHERE post_id = $1 AND account_id = $2`,
+      [postId, accounts[0]],
+    );
+    await pool.query(
+      `UPDATE post_targets SET status = 'published', published_at = now() WHERE post_id = $1 AND account_id = $2`,
+      [postId, accounts[1]],
+    );
+    await pool.query('UPDATE posts SET unsettled = 0 WHERE id = $1', [postId]);
+
+    await Promise.all([settlePost(ctx, postId), settlePost(ctx, postId)]);
+    await settlePost(ctx, postId);
+    expect(await postRow(postId)).toMatchObject({ status: 'partial' });
+    expect(await postEvents(postId)).toEqual(['post.partial']);
+  });
+});
