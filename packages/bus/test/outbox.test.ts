@@ -99,4 +99,24 @@ describe('OutboxRelay', () => {
     expect(await unpublished(kept.map((r) => r.id))).toBe(2);
     expect(await relay.relayBatch()).toBe(2);
   });
+
+  // Guarantee: rows of commits published at the same time are all marked, by one UPDATE rather
+  // than one per commit (the statement count the batching exists for).
+  it('marks the rows of concurrent commits together', async () => {
+    const marks: unknown[] = [];
+    const counting = Object.create(pool) as pg.Pool;
+    counting.query = ((config: { name?: string }, ...rest: unknown[]) => {
+      if (config.name?.startsWith('outbox_mark_')) marks.push(config);
+      return (pool.query as (...args: unknown[]) => unknown)(config, ...rest);
+    }) as pg.Pool['query'];
+    const relay = new OutboxRelay(counting, bus, logger, { schema: SCHEMA });
+    const commits = await Promise.all(
+      Array.from({ length: 5 }, async () => (await commitEvents(2)).map((e) => outboxRowFor(e))),
+    );
+    await Promise.all(commits.map((rows) => relay.publishCommitted(rows)));
+    expect(await unpublished(commits.flat().map((r) => r.id))).toBe(0);
+    // Fewer marks than commits (one, unless the publishes' answers came more than 10 ms apart).
+    expect(marks.length).toBeLessThan(commits.length);
+    await relay.stop();
+  });
 });

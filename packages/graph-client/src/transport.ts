@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { hmacSha256Hex } from '@svc/crypto';
+import { Deadline } from '@svc/net';
 import { Agent, request as httpRequest } from 'undici';
 import type { GraphClientConfig } from './config.ts';
 import {
@@ -30,9 +31,14 @@ export interface GraphRequest {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
+const MAX_KEPT_PROOFS = 10_000;
+
 export class GraphTransport {
   /** Keep-alive connections, shared by this client's calls. */
   private readonly agent = new Agent();
+
+  /** appsecret_proof per token: the same few tokens sign every call, and an HMAC each time showed. */
+  private readonly proofs = new Map<string, string>();
 
   constructor(readonly config: GraphClientConfig) {}
 
@@ -65,6 +71,16 @@ export class GraphTransport {
     return url;
   }
 
+  private proofOf(token: string): string {
+    let proof = this.proofs.get(token);
+    if (proof === undefined) {
+      if (this.proofs.size >= MAX_KEPT_PROOFS) this.proofs.clear();
+      proof = hmacSha256Hex(this.config.appSecret, token);
+      this.proofs.set(token, proof);
+    }
+    return proof;
+  }
+
   private async once(
     request: GraphRequest,
   ): Promise<{ ok: true; body: unknown } | { ok: false; error: GraphApiError }> {
@@ -73,7 +89,7 @@ export class GraphTransport {
     if (request.token) {
       headers.authorization = `Bearer ${request.token}`;
       if (this.config.appSecretProof !== false && !request.token.includes('|')) {
-        query.appsecret_proof = hmacSha256Hex(this.config.appSecret, request.token);
+        query.appsecret_proof = this.proofOf(request.token);
       }
     }
     let body: string | undefined;
@@ -88,6 +104,7 @@ export class GraphTransport {
     }
     const label = `${request.method} ${request.path}`;
     let answer: { status: number; headers: HeaderReader; text: string };
+    const deadline = new Deadline(this.config.timeoutMs);
     try {
       // undici's own request API rather than fetch: the same client without the web-streams
       // machinery, which was most of a publish worker's HTTP cost. It follows no redirects. One
@@ -97,12 +114,11 @@ export class GraphTransport {
         headers,
         body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(this.config.timeoutMs),
+        signal: deadline.signal,
       });
       answer = { status: res.statusCode, headers: headerReader(res.headers), text: await res.body.text() };
     } catch (cause) {
-      const name = (cause as Error | undefined)?.name;
-      return name === 'TimeoutError' || name === 'AbortError'
+      return deadline.expired
         ? {
             ok: false,
             error: transportError(
@@ -115,6 +131,8 @@ export class GraphTransport {
             ok: false,
             error: transportError('network', `Graph API unreachable (${label}): ${describe(cause)}`, cause),
           };
+    } finally {
+      deadline.clear();
     }
     return this.read(answer, label);
   }

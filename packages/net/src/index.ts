@@ -1,9 +1,11 @@
 /**
- * Outbound requests to URLs that someone else chose (webhook deliveries, media fetched by URL):
- * which addresses are off limits (loopback, private, link-local, cloud metadata...) and a socket
- * `lookup` that enforces it on the resolved address at connect time.
+ * Outbound requests: one deadline over a whole exchange and, for URLs that someone else chose
+ * (webhook deliveries, media fetched by URL), which addresses are off limits (loopback, private,
+ * link-local, cloud metadata...) and a socket `lookup` that enforces it on the resolved address at
+ * connect time.
  */
 export { blockedReason } from './addresses.ts';
+export { Deadline } from './deadline.ts';
 export {
   assertLiteralHostAllowed,
   assertPublic,

@@ -1,4 +1,5 @@
-import { EventEmitter } from 'node:events';
+import type { EventEmitter } from 'node:events';
+import { Deadline } from '@svc/net';
 import { Agent, type Dispatcher, request } from 'undici';
 
 /**
@@ -51,21 +52,14 @@ export async function fetchMedia(url: string, timeoutMs: number): Promise<Fetche
       ok: false,
       reason: `Request cannot be constructed from a URL that includes credentials: ${parsed.href}`,
     };
-  // undici takes an EventEmitter as the abort signal (it listens for 'abort'), which is much cheaper
-  // to make per download than an AbortController and its AbortSignal.
-  const deadline = new EventEmitter();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    deadline.emit('abort');
-  }, timeoutMs);
+  const deadline = new Deadline(timeoutMs);
   try {
-    return await download(parsed, deadline);
+    return await download(parsed, deadline.signal);
   } catch (error) {
-    if (timedOut) return { ok: false, reason: TIMED_OUT };
+    if (deadline.expired) return { ok: false, reason: TIMED_OUT };
     return { ok: false, reason: error instanceof DownloadFailure ? error.message : FETCH_FAILED };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 

@@ -147,7 +147,7 @@ export async function deleteMedia(ctx: PublishingContext, caller: Caller, id: st
       );
     await tx.media.deleteMany({ where: { id } });
   });
-  fileInfos.delete(id);
+  knownMedia.delete(id);
   // The record is gone either way; a file that could not be removed is only disk space.
   await removeFiles(ctx, [media]).catch((error: unknown) =>
     ctx.logger.warn({ err: error, media: id }, 'could not remove a deleted media file'),
@@ -167,31 +167,57 @@ export async function purgeWorkspaceMedia(ctx: PublishingContext, workspaceId: s
   }
 }
 
-const MEDIA_FILE = {
-  name: 'publishing_media_file',
-  text: 'SELECT mime, storage_key AS "storageKey" FROM media WHERE id = $1',
+/** What post checks and signed-URL reads need of a media row; none of it ever changes. */
+export interface KnownMedia {
+  id: string;
+  partnerId: string;
+  workspaceId: string;
+  kind: string;
+  mime: string;
+  width: number;
+  height: number;
+  storageKey: string;
+}
+
+const KNOWN_MEDIA = {
+  name: 'publishing_known_media',
+  text: `SELECT id, partner_id AS "partnerId", workspace_id AS "workspaceId", kind, mime, width, height,
+                storage_key AS "storageKey"
+           FROM media WHERE id = ANY($1)`,
 };
 
-type FileInfo = Pick<Media, 'mime' | 'storageKey'>;
-
 /**
- * What a signed-URL read needs of a media row, kept per process for a minute: the networks fetch
- * the file once per target, and neither the type nor the storage key of a media ever changes. A
- * deleted media's file is removed, so a kept entry still reads as not_found.
+ * Media rows as post checks and signed-URL reads need them, kept per process for a minute: a post
+ * reads its media when it is created, and the networks fetch each file once per target, while no
+ * field read here ever changes. A deleted media may stay known for that minute, and neither use
+ * trusts it alone: a post's insert locks its media and writes nothing when one is gone, and a
+ * deleted media's file is removed, so its signed URL finds nothing.
  */
-const fileInfos = new Map<string, { info: FileInfo; at: number }>();
-const FILE_INFO_MAX_AGE_MS = 60_000;
-const FILE_INFO_MAX_ENTRIES = 10_000;
+const knownMedia = new Map<string, { media: KnownMedia; at: number }>();
+const KNOWN_MEDIA_MAX_AGE_MS = 60_000;
+const KNOWN_MEDIA_MAX_ENTRIES = 10_000;
 
-async function fileInfo(ctx: PublishingContext, mediaId: string): Promise<FileInfo | undefined> {
-  const kept = fileInfos.get(mediaId);
-  if (kept && Date.now() - kept.at < FILE_INFO_MAX_AGE_MS) return kept.info;
-  const { rows } = await ctx.pool.query<FileInfo>({ ...MEDIA_FILE, values: [mediaId] });
-  const info = rows[0];
-  if (!info) return undefined;
-  if (fileInfos.size >= FILE_INFO_MAX_ENTRIES) fileInfos.clear();
-  fileInfos.set(mediaId, { info, at: Date.now() });
-  return info;
+/** The media of these ids that exist, by id. */
+export async function readKnownMedia(
+  ctx: PublishingContext,
+  ids: readonly string[],
+): Promise<Map<string, KnownMedia>> {
+  const result = new Map<string, KnownMedia>();
+  const now = Date.now();
+  const missing: string[] = [];
+  for (const id of ids) {
+    const kept = knownMedia.get(id);
+    if (kept && now - kept.at < KNOWN_MEDIA_MAX_AGE_MS) result.set(id, kept.media);
+    else missing.push(id);
+  }
+  if (missing.length === 0) return result;
+  const { rows } = await ctx.pool.query<KnownMedia>({ ...KNOWN_MEDIA, values: [missing] });
+  if (knownMedia.size + rows.length > KNOWN_MEDIA_MAX_ENTRIES) knownMedia.clear();
+  for (const media of rows) {
+    knownMedia.set(media.id, { media, at: now });
+    result.set(media.id, media);
+  }
+  return result;
 }
 
 /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
@@ -201,7 +227,7 @@ export async function readMediaFile(
 ): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
   const verified = verifyMediaToken(ctx.config, token, ctx.now());
   if (!verified) throw errors.notFound('media file');
-  const media = await fileInfo(ctx, verified.mediaId);
+  const media = (await readKnownMedia(ctx, [verified.mediaId])).get(verified.mediaId);
   if (!media) throw errors.notFound('media file');
   const data = await ctx.storage.get(variantKey(media, verified.variant));
   if (!data) throw errors.notFound('media file');

@@ -4,6 +4,7 @@ import type { Account } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors, ServiceError } from '@svc/errors';
 import type { PublishingContext } from '../context.ts';
+import { type KnownMedia, readKnownMedia } from '../media/media.ts';
 import type { PostInput } from './posts.ts';
 import { checkForNetwork, type Network } from './rules.ts';
 import type { MediaSummary } from './view.ts';
@@ -35,9 +36,9 @@ export async function checkPost(
   if (new Set(input.accountIds).size !== input.accountIds.length)
     throw errors.validation('targets', 'each account may be targeted once');
   // One call for every target, and the media read beside it; the checks then run in order.
-  const [found, mediaRows] = await Promise.all([
+  const [found, known] = await Promise.all([
     ctx.accounts.getAccounts({ caller, accountIds: input.accountIds }),
-    readMedia(ctx, caller, input.mediaIds),
+    input.mediaIds.length > 0 ? readKnownMedia(ctx, input.mediaIds) : new Map<string, KnownMedia>(),
   ]);
   const accounts = input.accountIds.map((accountId, index) => {
     const account = found.accounts.find((a) => a.id === accountId);
@@ -50,7 +51,7 @@ export async function checkPost(
     assertActive(account);
     return account;
   });
-  const media = mediaSummaries(mediaRows, input.workspaceId, input.mediaIds);
+  const media = mediaSummaries(known, caller, input.workspaceId, input.mediaIds);
   for (const account of accounts) checkForNetwork(account.network as Network, input.caption, media);
   return { accounts, media };
 }
@@ -63,31 +64,21 @@ export function assertActive(account: Account): void {
     );
 }
 
-type MediaRow = MediaSummary & { workspace_id: string };
-
-async function readMedia(ctx: PublishingContext, caller: Caller, mediaIds: string[]): Promise<MediaRow[]> {
-  if (mediaIds.length === 0) return [];
-  const { rows } = await ctx.pool.query<MediaRow>({
-    ...MEDIA_SUMMARIES,
-    values: [mediaIds, caller.partnerId, caller.workspaceId],
-  });
-  return rows;
-}
-
-/** The post's media in its order, each found and of the post's workspace. */
-function mediaSummaries(rows: MediaRow[], workspaceId: string, mediaIds: string[]): MediaSummary[] {
+/** The post's media in its order, each found in the caller's scope and of the post's workspace. */
+function mediaSummaries(
+  known: Map<string, KnownMedia>,
+  caller: Caller,
+  workspaceId: string,
+  mediaIds: string[],
+): MediaSummary[] {
   return mediaIds.map((id, index) => {
-    const row = rows.find((m) => m.id === id);
-    if (!row) throw errors.validation(`media.${index}`, `media ${id} not found`);
-    if (row.workspace_id !== workspaceId)
+    const media = known.get(id);
+    const visible =
+      media?.partnerId === caller.partnerId &&
+      (!caller.workspaceId || media.workspaceId === caller.workspaceId);
+    if (!media || !visible) throw errors.validation(`media.${index}`, `media ${id} not found`);
+    if (media.workspaceId !== workspaceId)
       throw errors.validation(`media.${index}`, `media ${id} is not in workspace ${workspaceId}`);
-    return { id: row.id, kind: row.kind, mime: row.mime, width: row.width, height: row.height };
+    return { id: media.id, kind: media.kind, mime: media.mime, width: media.width, height: media.height };
   });
 }
-
-/** The caller's media among these ids (an empty workspace id: a partner key sees every workspace). */
-const MEDIA_SUMMARIES = {
-  name: 'publishing_media_summaries',
-  text: `SELECT id, kind, mime, width, height, workspace_id FROM media
-          WHERE id = ANY($1) AND partner_id = $2 AND ($3 = '' OR workspace_id = $3)`,
-};

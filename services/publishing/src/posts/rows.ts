@@ -35,23 +35,25 @@ export function postFromRow(row: Row): Post {
   };
 }
 
-export function targetFromRow(row: Row): PostTarget {
+/** A target row; `prefix` when its columns come aliased beside a post's (see readPost). */
+export function targetFromRow(row: Row, prefix = ''): PostTarget {
+  const col = (name: string) => row[prefix + name];
   return {
-    postId: row.post_id as string,
-    accountId: row.account_id as string,
-    position: row.position as number,
-    network: row.network as string,
-    username: row.username as string,
-    status: row.status as string,
-    containerId: row.container_id as string | null,
-    publishSentAt: row.publish_sent_at as Date | null,
-    platformPostId: row.platform_post_id as string | null,
-    permalink: row.permalink as string | null,
-    error: row.error as string | null,
-    publishedAt: row.published_at as Date | null,
-    firstCommentId: row.first_comment_id as string | null,
-    firstCommentError: row.first_comment_error as string | null,
-    updatedAt: row.updated_at as Date,
+    postId: col('post_id') as string,
+    accountId: col('account_id') as string,
+    position: col('position') as number,
+    network: col('network') as string,
+    username: col('username') as string,
+    status: col('status') as string,
+    containerId: col('container_id') as string | null,
+    publishSentAt: col('publish_sent_at') as Date | null,
+    platformPostId: col('platform_post_id') as string | null,
+    permalink: col('permalink') as string | null,
+    error: col('error') as string | null,
+    publishedAt: col('published_at') as Date | null,
+    firstCommentId: col('first_comment_id') as string | null,
+    firstCommentError: col('first_comment_error') as string | null,
+    updatedAt: col('updated_at') as Date,
   };
 }
 
@@ -65,20 +67,25 @@ export const TARGET_COLUMNS = `post_id, account_id, position, network, username,
   publish_sent_at, platform_post_id, permalink, error, published_at, first_comment_id,
   first_comment_error, updated_at`;
 
+/** The target columns prefixed `t_`, beside a post's in one row. */
+const PREFIXED_TARGET_COLUMNS = TARGET_COLUMNS.split(',')
+  .map((column) => `t.${column.trim()} AS t_${column.trim()}`)
+  .join(', ');
+
+/** A post with its targets, one row per target (one row with null targets when it has none). */
 const SELECT_POST = {
   name: 'publishing_select_post',
-  text: `SELECT ${POST_COLUMNS} FROM posts WHERE id = $1`,
+  text: `SELECT ${POST_COLUMNS.split(',')
+    .map((column) => `p.${column.trim()}`)
+    .join(', ')}, ${PREFIXED_TARGET_COLUMNS}
+           FROM posts p LEFT JOIN post_targets t ON t.post_id = p.id
+          WHERE p.id = $1 ORDER BY t.position`,
 };
 
-const SELECT_TARGETS = {
-  name: 'publishing_select_targets',
-  text: `SELECT ${TARGET_COLUMNS} FROM post_targets WHERE post_id = $1 ORDER BY position`,
-};
-
-/** A post and its targets by id (no scope check: callers that need one check the row). */
+/** A post and its targets by id, in one round trip (no scope check: callers that need one check the row). */
 export async function readPost(db: Queryable, id: string): Promise<PostWithTargets | null> {
   const { rows } = await db.query<Row>({ ...SELECT_POST, values: [id] });
   if (!rows[0]) return null;
-  const targets = await db.query<Row>({ ...SELECT_TARGETS, values: [id] });
-  return { ...postFromRow(rows[0]), targets: targets.rows.map(targetFromRow) };
+  const targets = rows.filter((row) => row.t_post_id !== null).map((row) => targetFromRow(row, 't_'));
+  return { ...postFromRow(rows[0]), targets };
 }

@@ -1,5 +1,12 @@
 import { isIP } from 'node:net';
-import { BlockedAddressError, blockedReason, guardedLookup, type Resolver, systemResolver } from '@svc/net';
+import {
+  BlockedAddressError,
+  blockedReason,
+  Deadline,
+  guardedLookup,
+  type Resolver,
+  systemResolver,
+} from '@svc/net';
 import { Agent, request } from 'undici';
 import { hostOf } from '../network/url-policy.ts';
 
@@ -7,7 +14,7 @@ import { hostOf } from '../network/url-policy.ts';
  * Sends one delivery attempt. Why undici rather than fetch or node:http: its `request` never
  * follows redirects (a 3xx is simply an answer, which counts as a failure), it takes the socket's
  * `lookup` through its `connect` options (so the SSRF check runs on the resolved address at connect
- * time), one AbortSignal aborts it at any stage (connect, headers, body), it pools keep-alive
+ * time), one deadline aborts it at any stage (connect, headers, body), it pools keep-alive
  * connections per origin, and it is the client the raw-sender ceiling of bench:webhooks is
  * measured with, so the benchmark compares like with like.
  */
@@ -37,7 +44,7 @@ export class WebhookTransport {
         lookup: guardedLookup(options.resolver ?? systemResolver, options.allowPrivateNetworks),
         timeout: options.timeoutMs,
       },
-      // The AbortSignal below is the real deadline; these only keep undici's own timers from
+      // The Deadline below is the real one; these only keep undici's own timers from
       // firing later than it (their defaults are minutes).
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -47,11 +54,7 @@ export class WebhookTransport {
 
   async send(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
     const started = performance.now();
-    const deadline = new AbortController();
-    const timer = setTimeout(
-      () => deadline.abort(new Error(`timed out after ${this.options.timeoutMs} ms`)),
-      this.options.timeoutMs,
-    );
+    const deadline = new Deadline(this.options.timeoutMs);
     let statusCode: number | null = null;
     try {
       this.assertLiteralAddressAllowed(url);
@@ -74,12 +77,10 @@ export class WebhookTransport {
         succeeded,
       };
     } catch (error) {
-      const reason = deadline.signal.aborted
-        ? (deadline.signal.reason as Error).message
-        : describeError(error);
+      const reason = deadline.expired ? `timed out after ${deadline.ms} ms` : describeError(error);
       return { statusCode, error: reason, latencyMs: elapsed(started), succeeded: false };
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
     }
   }
 
