@@ -4,7 +4,7 @@
 // gateway and the graph-sandbox (zero container processing delay) — on a fresh database (cloned
 // from a migrated template kept between runs, see createDatabase), Redis prefix and NATS prefix of
 // this run. This runner only drives load and measures:
-//   1. throughput: 2,000 posts with two targets each (a Facebook Page and its linked Instagram
+//   1. throughput: 2,000 posts with two targets each and a JPEG of their own (a Facebook Page and its linked Instagram
 //      account, spread over 60 workspaces so no account nears the 100-per-24 h Instagram limit),
 //      created with `POST /v1/posts` from 16 clients at once, through gateway → publishing gRPC →
 //      outbox → JetStream work queue → workers → sandbox over HTTP → settlement. Completion is the
@@ -35,7 +35,9 @@
 // BENCH_SUSTAINED_SECONDS (20), BENCH_WAIT_POSTS (150), BENCH_CEILING_POSTS (150),
 // BENCH_ALONE_POSTS (60), BENCH_CPU_PROF=1
 // writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/,
-// BENCH_WORKER_NICE=<n> runs the publishing worker at that nice level (the API keeps priority).
+// BENCH_WORKER_NICE (6) is the publishing worker's nice level: as deployed (docker-compose.yml), the
+// workers weigh a quarter of a request-serving process on the CPU (cpu_shares 256 of 1024; CFS
+// weight 272 of 1024 at nice 6). BENCH_WORKER_NICE=0 runs them at the same priority.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -73,7 +75,7 @@ const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '150'));
 const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
 const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
-const WORKER_NICE = envVar('BENCH_WORKER_NICE', '');
+const WORKER_NICE = Number(envVar('BENCH_WORKER_NICE', '6'));
 /** The publishing service's jobs in flight per replica (services/publishing/src/workers.ts). */
 const WORKER_CONCURRENCY = 16;
 const SETTLE_TIMEOUT_MS = 120_000;
@@ -308,7 +310,7 @@ async function startSystem(profileDir: string | undefined) {
   buildServices();
   const started = plan.map((p) => ({ ...p, service: spawnService(p.name, p.entry, p.env, profileDir) }));
   const worker = started.find((p) => p.name === 'publishing-worker')?.service.child.pid;
-  if (worker && WORKER_NICE) setPriority(worker, Number(WORKER_NICE));
+  if (worker && WORKER_NICE) setPriority(worker, WORKER_NICE);
   for (const { service, ready } of started) await waitReady(service, ready);
   return { gatewayUrl, sandboxUrl, accountsUrl, publishingUrl: `127.0.0.1:${publishingGrpc}` };
 }
@@ -414,6 +416,20 @@ async function connectPageAndInstagram(sandboxUrl: string, linkUrl: string, inde
   if (finished.status >= 400) throw new Error(`connect callback: ${finished.status}`);
 }
 
+async function uploadJpeg(gatewayUrl: string, key: string, workspace: string, jpeg: Buffer): Promise<string> {
+  const form = new FormData();
+  form.append('workspace', workspace);
+  form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'photo.jpg');
+  const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const media = (await uploaded.json()) as { id: string };
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
+  return media.id;
+}
+
 async function createFixtures(gatewayUrl: string, sandboxUrl: string, accountsUrl: string, key: string) {
   const call = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${gatewayUrl}${route}`, {
@@ -451,19 +467,9 @@ async function createFixtures(gatewayUrl: string, sandboxUrl: string, accountsUr
     const ig = accounts.find((a) => a.network === 'photo_network');
     const page = accounts.find((a) => a.network === 'page_network');
     if (!ig || !page) throw new Error(`workspace ${workspace}: accounts not connected`);
-    const form = new FormData();
-    form.append('workspace', workspace);
-    form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'photo.jpg');
-    const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
-      body: form,
-    });
-    const media = (await uploaded.json()) as { id: string };
-    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
     return {
       workspace,
-      media: media.id,
+      media: await uploadJpeg(gatewayUrl, key, workspace, jpeg),
       ig: { id: ig.id, ...(await token(ig.id)) },
       page: { id: page.id, ...(await token(page.id)) },
     };
@@ -894,12 +900,24 @@ try {
   say(`creating ${WORKSPACES} workspaces, each with a Page + Instagram account and a JPEG …`);
   const { fixtures, jpeg } = await createFixtures(gatewayUrl, sandboxUrl, accountsUrl, key);
   const fixtureOf = (i: number) => fixtures[i % fixtures.length] as Fixture;
+  // Every post has media of its own, uploaded before its phase (not timed), as partners' posts do:
+  // what the product keeps of a media (its row, its file) then serves the post's own targets only.
+  const mediaOf = new Map<string, string[]>();
+  const uploadFor = async (label: string, count: number) => {
+    const ids: string[] = [];
+    await pool(count, 8, async (i) => {
+      ids[i] = await uploadJpeg(gatewayUrl, key, fixtureOf(i).workspace, jpeg);
+    });
+    mediaOf.set(label, ids);
+  };
   const postBody = (i: number, label: string) => {
     const f = fixtureOf(i);
+    const media = mediaOf.get(label)?.[i];
+    if (!media) throw new Error(`no media uploaded for ${label} #${i}`);
     return {
       workspace: f.workspace,
       caption: `Bench ${label} ${run} #${i}`,
-      media: [f.media],
+      media: [media],
       targets: [f.ig.id, f.page.id],
     };
   };
@@ -913,6 +931,15 @@ try {
   const direct = directCalls(graph, image.url);
 
   // Warm-up: one post per workspace through the product, one direct chain pair per workspace.
+  say(
+    `uploading a JPEG for each post (${WORKSPACES + POSTS + Math.round((TARGETS.throughput / 2) * SUSTAINED_SECONDS) + ALONE_POSTS * 2 + WAIT_POSTS}) …`,
+  );
+  await uploadFor('warm', WORKSPACES);
+  await uploadFor('post', POSTS);
+  await uploadFor('sustained', Math.round((TARGETS.throughput / 2) * SUSTAINED_SECONDS));
+  await uploadFor('alone', ALONE_POSTS);
+  await uploadFor('grpc', ALONE_POSTS);
+  await uploadFor('wait', WAIT_POSTS);
   say('warm-up …');
   const warmIds: string[] = [];
   await pool(WORKSPACES, 4, async (i) => {
@@ -1161,7 +1188,7 @@ try {
     `  POST /v1/posts p99 < ${TARGETS.postP99} ms (under the target load): ${fmt(sustainedP99)} ms  ${verdict(sustainedP99 < TARGETS.postP99)}`,
     `  wait=true overhead p50 < ${TARGETS.waitOverheadP50} ms: ${fmt(overheadP50)} ms  ${verdict(overheadP50 < TARGETS.waitOverheadP50)}`,
     '',
-    `Processes: identity, accounts, webhooks, publishing (its API, and one worker replica with ${WORKER_CONCURRENCY} jobs in flight), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
+    `Processes: identity, accounts, webhooks, publishing (its API, and one worker replica with ${WORKER_CONCURRENCY} jobs in flight, at nice ${WORKER_NICE}), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
   ];
   if (profileDir) lines.push(`CPU profiles of every service: ${profileDir} (written when the services stop)`);
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -8,6 +8,7 @@ import type { Db } from '../db.ts';
 import type { Media } from '../generated/prisma/client.ts';
 import { detectMedia } from './detect.ts';
 import { describeLimit, fetchMediaUrl } from './fetch-url.ts';
+import { KeptFiles } from './kept-files.ts';
 import { MEDIA_VARIANTS, type MediaVariant, verifyMediaToken } from './signed-url.ts';
 
 export type MediaInit = Omit<MediaMessage, '$typeName' | '$unknown'>;
@@ -220,6 +221,9 @@ export async function readKnownMedia(
   return result;
 }
 
+/** 64 MiB of recently read files per process, for a minute (see KeptFiles). */
+const keptFiles = new KeptFiles(64 * 1024 * 1024, 60_000);
+
 /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
 export async function readMediaFile(
   ctx: PublishingContext,
@@ -229,8 +233,10 @@ export async function readMediaFile(
   if (!verified) throw errors.notFound('media file');
   const media = (await readKnownMedia(ctx, [verified.mediaId])).get(verified.mediaId);
   if (!media) throw errors.notFound('media file');
-  const data = await ctx.storage.get(variantKey(media, verified.variant));
+  const key = variantKey(media, verified.variant);
+  const data = keptFiles.get(key) ?? (await ctx.storage.get(key));
   if (!data) throw errors.notFound('media file');
+  keptFiles.set(key, data);
   return {
     mime: verified.variant === 'jpeg' ? 'image/jpeg' : media.mime,
     data,
@@ -239,7 +245,7 @@ export async function readMediaFile(
 }
 
 async function removeFiles(ctx: PublishingContext, media: Pick<Media, 'storageKey'>[]): Promise<void> {
-  await Promise.all(
-    media.flatMap((m) => MEDIA_VARIANTS.map((variant) => ctx.storage.delete(variantKey(m, variant)))),
-  );
+  const keys = media.flatMap((m) => MEDIA_VARIANTS.map((variant) => variantKey(m, variant)));
+  for (const key of keys) keptFiles.delete(key);
+  await Promise.all(keys.map((key) => ctx.storage.delete(key)));
 }
