@@ -49,14 +49,16 @@ describe('docker-compose.yml', () => {
   });
 
   // Guarantee: every app service is built from the shared Dockerfile for its own folder, so the
-  // image really contains the service the compose entry is named after.
+  // image really contains the service the compose entry is named after (`<folder>`, or
+  // `<folder>-<role>` for a service run in parts, as publishing-worker).
   it('builds each app service from deploy/Dockerfile with SERVICE set to its folder', () => {
     for (const name of appServices) {
       const build = services[name]?.build;
       expect(build?.dockerfile, name).toBe('deploy/Dockerfile');
       expect(build?.target, name).toBe('runtime');
-      expect(build?.args?.SERVICE, name).toBe(name);
-      expect(serviceFolders, `compose service ${name} has no services/${name}`).toContain(name);
+      const folder = build?.args?.SERVICE ?? '';
+      expect(serviceFolders, `compose service ${name} builds services/${folder}`).toContain(folder);
+      expect(name === folder || name.startsWith(`${folder}-`), `${name} is named after ${folder}`).toBe(true);
     }
   });
 
