@@ -43,7 +43,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { setPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -61,6 +60,7 @@ import { ensureDatabase, migrateAll } from '../scripts/migrate.ts';
 // sharp and undici are the services' own dependencies; the root has no copy, so the bench borrows theirs.
 import sharp from '../services/gateway/node_modules/sharp/dist/index.mjs';
 import { connectThroughLink, createUser } from '../services/gateway/test/connect-helpers.ts';
+import { freePort } from '../services/gateway/test/http.ts';
 import { createPartner, setPartnerLimit } from '../services/identity/src/admin/partners.ts';
 import { openDatabase as openIdentityDatabase } from '../services/identity/src/db.ts';
 import { mediaUrl } from '../services/publishing/src/media/signed-url.ts';
@@ -121,15 +121,6 @@ interface Service {
 const services: Service[] = [];
 let mediaDir: string | undefined;
 let databaseCreated = false;
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 function spawnService(
   name: string,

@@ -8,9 +8,11 @@ export interface AnnouncedCacheOptions<V> {
   load: (key: string) => Promise<V>;
   /** Never keep an entry longer than this, even if an announcement of a change was missed. */
   maxAgeMs: number;
-  maxEntries?: number;
   now?: () => number;
 }
+
+/** At this many entries the cache starts over (a bound on memory, not an eviction policy). */
+const MAX_ENTRIES = 10_000;
 
 /**
  * Values that another service owns, loaded on demand and kept until the owner announces a change
@@ -42,7 +44,7 @@ export class AnnouncedCache<V> {
   get(key: string): Promise<V> {
     const cached = this.entries.get(key);
     if (cached && this.now() - cached.at < this.options.maxAgeMs) return cached.value;
-    if (this.entries.size >= (this.options.maxEntries ?? 10_000)) this.entries.clear();
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     const value = this.options.load(key);
     this.entries.set(key, { value, at: this.now() });
     value.catch(() => {

@@ -30,9 +30,9 @@ export interface GraphRequest {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
 const MAX_KEPT_PROOFS = 10_000;
 
+/** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
 export class GraphTransport {
   /** Keep-alive connections, shared by this client's calls. */
   private readonly agent = new Agent();

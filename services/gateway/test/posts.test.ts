@@ -282,6 +282,41 @@ describe('publishing', () => {
   });
 });
 
+describe('a token the network refuses', () => {
+  // Guarantee: a target refused for its token fails with the provider's message, and the account
+  // moves to expired through accounts, also when the worker kept that token from an earlier
+  // publish (a kept token is reported only while accounts still holds the same one).
+  it('fails the target and moves the account to expired', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const first = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'Token kept',
+      targets: [page.id],
+    });
+    expect(first.body.status).toBe('published');
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      method: 'POST',
+      path: `/${page.platform_id}/feed`,
+      times: 1,
+      status: 400,
+      error: {
+        code: 190,
+        error_subcode: 463,
+        type: 'OAuthException',
+        message: 'Error validating access token: Session has expired',
+      },
+    });
+    const refused = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'Token refused',
+      targets: [page.id],
+    });
+    expect(refused.body.status).toBe('failed');
+    expect(refused.body.targets[0].error).toContain('Session has expired');
+    expect((await call('GET', `/v1/accounts/${page.id}`)).body.status).toBe('expired');
+  });
+});
+
 describe('idempotency', () => {
   // Guarantee: a retried create with the same Idempotency-Key and body returns the same post and posts nothing twice; another body under the key is 409.
   it('answers a retry with the same post and refuses a different body', async () => {

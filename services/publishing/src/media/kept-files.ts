@@ -2,7 +2,7 @@
  * Media files read recently, kept in memory within a byte budget: the networks fetch each file
  * once per target, so a post to several accounts has its files read several times within seconds,
  * and each read from the volume was five file-system calls. A file's bytes under a storage key
- * never change; a deleted media's keys are dropped by this process (see deleteMedia), and another
+ * never change; a deleted media's keys are dropped by this process (see removeFiles), and another
  * replica may serve them until they age out, only to holders of an unexpired signed URL. The
  * oldest entries go first when the budget is full; a file larger than an eighth of it is not kept.
  */

@@ -234,14 +234,20 @@ export async function readMediaFile(
   const media = (await readKnownMedia(ctx, [verified.mediaId])).get(verified.mediaId);
   if (!media) throw errors.notFound('media file');
   const key = variantKey(media, verified.variant);
-  const data = keptFiles.get(key) ?? (await ctx.storage.get(key));
+  const data = keptFiles.get(key) ?? (await readAndKeep(ctx, key));
   if (!data) throw errors.notFound('media file');
-  keptFiles.set(key, data);
   return {
     mime: verified.variant === 'jpeg' ? 'image/jpeg' : media.mime,
     data,
     expiresAt: verified.expiresAt,
   };
+}
+
+/** A file from the volume, kept (a hit does not renew its minute: see KeptFiles). */
+async function readAndKeep(ctx: PublishingContext, key: string): Promise<Buffer | null> {
+  const data = await ctx.storage.get(key);
+  if (data) keptFiles.set(key, data);
+  return data;
 }
 
 async function removeFiles(ctx: PublishingContext, media: Pick<Media, 'storageKey'>[]): Promise<void> {
