@@ -10,7 +10,7 @@ export const STREAMS = {
   /** Partner-facing domain events; the webhooks service stores and delivers every one. */
   events: { name: 'EVENTS', subjects: ['account.>', 'post.>', 'message.>', 'comment.>'] },
   /** Internal signals between services, never delivered to partners. */
-  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>'] },
+  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>', 'accounts.>'] },
   /**
    * What network providers send us, as received: the gateway verifies the signature and puts the
    * raw payload here; inbox (messages, comments) and accounts (permissions) consume it.
@@ -27,6 +27,11 @@ export const SIGNALS = {
   workspaceDeleted: 'workspace.deleted',
   /** A workspace changed (name, settings, external_id): services drop what they cached of it. */
   workspaceUpdated: 'workspace.updated',
+  /**
+   * An account changed in a way no partner event announces (status to or from `error`, scopes,
+   * profile): services drop what they cached of it. `data.account.id`, as in account events.
+   */
+  accountChanged: 'accounts.changed',
   /** A verified Meta webhook POST: `{ received_at, body }` with `body` the raw JSON text. */
   metaWebhook: 'provider.meta.webhook',
   /** One post target to publish: `{ post_id, account_id, attempt }`. */

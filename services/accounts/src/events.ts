@@ -1,4 +1,4 @@
-import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor } from '@svc/bus';
+import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
 import type { IdentityService, ServiceClient } from '@svc/contracts';
 import { currentRequestId } from '@svc/logging';
 import { accountJson } from './account-view.ts';
@@ -33,6 +33,16 @@ export function accountEvent(
 ): EventEnvelope {
   const { partner, workspace, external_id } = scope;
   return makeEvent(type, { partner, workspace, external_id }, { account: accountJson(account), ...extra });
+}
+
+/** `accounts.changed`: a change of the account without a partner event, for services' caches. */
+export function accountChanged(scope: EventScope, account: Pick<Account, 'id'>): EventEnvelope {
+  const { partner, workspace, external_id } = scope;
+  return makeEvent(
+    SIGNALS.accountChanged,
+    { partner, workspace, external_id },
+    { account: { id: account.id } },
+  );
 }
 
 /** Writes events to the outbox inside the caller's transaction; the relay publishes them after commit. */

@@ -5,9 +5,9 @@ import { isTokenProblem } from '@svc/graph-client';
 import { toAccountMessage } from './account-view.ts';
 import {
   deleteAccount,
+  describeAccounts,
   disconnectFromLink,
   getAccount,
-  getAccounts,
   getVaultAccount,
   listAccounts,
 } from './accounts.ts';
@@ -108,9 +108,11 @@ export function accountsHandlers(
     async getAccount(req) {
       return { account: toAccountMessage(await getAccount(ctx.pool, callerOf(req.caller), req.accountId)) };
     },
-    async getAccounts(req) {
-      const accounts = await getAccounts(ctx.pool, callerOf(req.caller), req.accountIds);
-      return { accounts: accounts.map(toAccountMessage) };
+    async describeAccounts(req) {
+      const accounts = await describeAccounts(ctx.pool, req.accountIds);
+      return {
+        accounts: accounts.map((a) => ({ account: toAccountMessage(a), partnerId: a.partnerId })),
+      };
     },
     async deleteAccount(req) {
       await deleteAccount(ctx, callerOf(req.caller), req.accountId);

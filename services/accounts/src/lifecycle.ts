@@ -3,7 +3,7 @@ import { errors } from '@svc/errors';
 import { parseSignedRequest, type TokenProblem } from '@svc/graph-client';
 import { disconnectAccounts } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
-import { accountEvent, scopeOf, writeEvents } from './events.ts';
+import { accountChanged, accountEvent, scopeOf, writeEvents } from './events.ts';
 import type { Account, Prisma } from './generated/prisma/client.ts';
 
 /**
@@ -53,24 +53,29 @@ export async function applyTokenProblem(
   return (await ctx.db.account.findUnique({ where: { id: account.id } })) ?? account;
 }
 
-/** Moves an account out of a live state (active or error) once; `type` is the event to emit. */
+/**
+ * Moves an account out of a live state (active or error) once; `type` is the event to emit, else
+ * `accounts.changed` tells the services that cache accounts.
+ */
 async function transition(
   ctx: AccountsContext,
   account: Account,
   change: { status: string; lastError: string },
   type?: 'account.expired',
 ): Promise<void> {
-  const scope = type ? await scopeOf(ctx.identity, account.workspaceId) : null;
+  const scope = await scopeOf(ctx.identity, account.workspaceId);
   await ctx.db.$transaction(async (tx) => {
     const moved = await tx.account.updateMany({
       where: { id: account.id, status: { in: ['active', 'error'] } },
       data: change,
     });
-    if (moved.count === 0 || !type || !scope) return;
+    if (moved.count === 0) return;
     const updated = await tx.account.findUniqueOrThrow({ where: { id: account.id } });
-    await writeEvents(tx, [accountEvent(type, scope, updated, { error: change.lastError })]);
+    await writeEvents(tx, [
+      type ? accountEvent(type, scope, updated, { error: change.lastError }) : accountChanged(scope, updated),
+    ]);
   });
-  if (type) ctx.relay.kick();
+  ctx.relay.kick();
 }
 
 /** Token discarded, scopes emptied, status `revoked`, `account.disconnected` with the reason. */

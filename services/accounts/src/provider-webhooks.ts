@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AccountsContext } from './context.ts';
+import { accountChanged, scopeOf, writeEvents } from './events.ts';
 import { grantProblem, type Network } from './grant-check.ts';
 
 /**
@@ -47,10 +48,15 @@ async function applyPermissionChange(
         ? account.scopes.filter((s) => s !== scope)
         : [...new Set([...account.scopes, scope])];
     const problem = grantProblem(account.network as Network, account.displayName, scopes);
-    await ctx.db.account.updateMany({
-      where: { id: account.id, status: { in: ['active', 'error'] } },
-      data: { scopes, status: problem ? 'error' : 'active', lastError: problem },
+    const eventScope = await scopeOf(ctx.identity, account.workspaceId);
+    await ctx.db.$transaction(async (tx) => {
+      const moved = await tx.account.updateMany({
+        where: { id: account.id, status: { in: ['active', 'error'] } },
+        data: { scopes, status: problem ? 'error' : 'active', lastError: problem },
+      });
+      if (moved.count > 0) await writeEvents(tx, [accountChanged(eventScope, account)]);
     });
   }
+  if (accounts.length > 0) ctx.relay.kick();
   ctx.logger.info({ scope, verb, accounts: accounts.length }, 'permission change applied');
 }

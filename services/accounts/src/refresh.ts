@@ -2,6 +2,7 @@ import type { Caller } from '@svc/db';
 import { GraphApiError } from '@svc/graph-client';
 import { getAccount } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
+import { accountChanged, scopeOf, writeEvents } from './events.ts';
 import type { Account } from './generated/prisma/client.ts';
 import { grantProblem, type Network, scopesFor } from './grant-check.ts';
 import { applyTokenProblem } from './lifecycle.ts';
@@ -25,16 +26,23 @@ export async function refreshAccount(ctx: AccountsContext, caller: Caller, id: s
       account.pageId,
     );
     const problem = grantProblem(account.network as Network, profile.displayName, scopes);
-    return await ctx.db.account.update({
-      where: { id: account.id },
-      data: {
-        ...profile,
-        scopes,
-        tokenExpiresAt: info.expires_at ? new Date(info.expires_at * 1000) : null,
-        status: problem ? 'error' : 'active',
-        lastError: problem,
-      },
+    const scope = await scopeOf(ctx.identity, account.workspaceId);
+    const updated = await ctx.db.$transaction(async (tx) => {
+      const row = await tx.account.update({
+        where: { id: account.id },
+        data: {
+          ...profile,
+          scopes,
+          tokenExpiresAt: info.expires_at ? new Date(info.expires_at * 1000) : null,
+          status: problem ? 'error' : 'active',
+          lastError: problem,
+        },
+      });
+      await writeEvents(tx, [accountChanged(scope, row)]);
+      return row;
     });
+    ctx.relay.kick();
+    return updated;
   } catch (error) {
     if (error instanceof GraphApiError && error.tokenProblem) {
       await applyTokenProblem(

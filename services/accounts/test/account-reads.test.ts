@@ -6,14 +6,14 @@ import { createLogger } from '@svc/logging';
 import { createTestDatabase, uniquePrefix } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAccountMessage } from '../src/account-view.ts';
-import { getAccount, getAccounts, getVaultAccount } from '../src/accounts.ts';
+import { describeAccounts, getAccount, getVaultAccount } from '../src/accounts.ts';
 import { accountsConfigSchema } from '../src/config.ts';
 import type { Account } from '../src/generated/prisma/client.ts';
 import { startAccounts } from '../src/service.ts';
 import { sealToken } from '../src/vault.ts';
 
 /**
- * The hot account reads (GetAccount, GetAccounts, GetAccountToken) run as named prepared statements
+ * The hot account reads (GetAccount, DescribeAccounts, GetAccountToken) run as named prepared statements
  * on the pool, not through Prisma. These tests pin what they must keep: the caller's scope, the
  * not_found answers, and rows identical to what Prisma reads.
  *
@@ -122,58 +122,30 @@ function fieldsOf(message: { $typeName: string } | undefined) {
   return fields;
 }
 
-describe('GetAccounts', () => {
-  // Guarantee: a workspace-scoped caller sees only its workspace's accounts; another workspace's
-  // of the same partner and another partner's are simply absent (not an error).
-  it('returns only the accounts of a workspace caller’s workspace', async () => {
-    const { accounts } = await client.getAccounts({
-      caller: workspaceCaller,
-      accountIds: [a1.id, a1Expired.id, a2.id, b1.id],
+describe('DescribeAccounts', () => {
+  // Guarantee: every known account among the ids, whatever its partner or workspace, with its owner
+  // (the caller checks its scope against it); unknown ids (and no ids) are simply absent.
+  it('answers each known account with its partner', async () => {
+    const { accounts } = await client.describeAccounts({
+      accountIds: [a1.id, a1Expired.id, a2.id, b1.id, newId('account')],
     });
-    expect(ids(accounts)).toEqual(ids([a1, a1Expired]));
+    const owners = Object.fromEntries(accounts.map((d) => [d.account?.id, d.partnerId]));
+    expect(owners).toEqual({
+      [a1.id]: partnerA,
+      [a1Expired.id]: partnerA,
+      [a2.id]: partnerA,
+      [b1.id]: partnerB,
+    });
+    expect((await client.describeAccounts({ accountIds: [] })).accounts).toEqual([]);
   });
 
-  // Guarantee: a partner caller sees all its workspaces' accounts, never another partner's.
-  it('returns every workspace’s accounts of a partner caller, none of another partner', async () => {
-    const { accounts } = await client.getAccounts({
-      caller: partnerCaller,
-      accountIds: [a1.id, a1Expired.id, a2.id, b1.id],
-    });
-    expect(ids(accounts)).toEqual(ids([a1, a1Expired, a2]));
-    const other = await client.getAccounts({
-      caller: { partnerId: partnerB, workspaceId: '' },
-      accountIds: [a1.id, a2.id, b1.id],
-    });
-    expect(ids(other.accounts)).toEqual([b1.id]);
-  });
-
-  // Guarantee: unknown ids (and no ids) answer an empty list, not not_found.
-  it('answers an empty list for unknown ids', async () => {
-    const unknown = await client.getAccounts({
-      caller: partnerCaller,
-      accountIds: [newId('account'), newId('account')],
-    });
-    expect(unknown.accounts).toEqual([]);
-    expect((await client.getAccounts({ caller: partnerCaller, accountIds: [] })).accounts).toEqual([]);
-  });
-
-  // Guarantee: each returned account is the same public record GetAccount gives.
+  // Guarantee: each account is the same public record GetAccount gives.
   it('renders each account exactly as GetAccount does', async () => {
-    const { accounts } = await client.getAccounts({
-      caller: partnerCaller,
-      accountIds: [a1.id, a1Expired.id],
-    });
-    for (const account of accounts) {
-      const single = await client.getAccount({ caller: partnerCaller, accountId: account.id });
+    const { accounts } = await client.describeAccounts({ accountIds: [a1.id, a1Expired.id] });
+    for (const { account } of accounts) {
+      const single = await client.getAccount({ caller: partnerCaller, accountId: account?.id ?? '' });
       expect(account).toEqual(single.account);
     }
-  });
-
-  // Guarantee: a call without a caller is refused, as every scoped call is.
-  it('refuses a call without a caller', async () => {
-    await expect(client.getAccounts({ accountIds: [a1.id] })).rejects.toMatchObject({
-      code: 'unauthorized',
-    });
   });
 });
 
@@ -208,7 +180,7 @@ describe('the pool reads', () => {
       expect(await getVaultAccount(service.pool, account.id)).toStrictEqual(prisma);
       expect(await getAccount(service.pool, partnerCaller, account.id)).toStrictEqual(prisma);
     }
-    const batch = await getAccounts(service.pool, partnerCaller, [a1.id, a1Expired.id]);
+    const batch = await describeAccounts(service.pool, [a1.id, a1Expired.id]);
     const prisma = await service.prisma.account.findMany({ where: { id: { in: [a1.id, a1Expired.id] } } });
     const byId = (rows: Account[]) => [...rows].sort((x, y) => x.id.localeCompare(y.id));
     expect(byId(batch)).toStrictEqual(byId(prisma));

@@ -1,3 +1,5 @@
+import { sweepExpired } from '@svc/accounts/lifecycle';
+import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectThroughLink, createUser, recordEvents } from './connect-helpers.ts';
@@ -9,6 +11,8 @@ import { api, type Stack, startStack } from './harness.ts';
  * sandbox), outcomes and events, re-publishing only what failed, scheduling, and the checks that
  * refuse a post before anything is sent.
  */
+/** The Meta app secret the sandbox signs its webhooks with (its development default). */
+const APP_SECRET = 'sandbox-app-secret-0123456789abcdef';
 let stack: Stack;
 let call: ReturnType<typeof api>;
 let key: string;
@@ -78,6 +82,21 @@ async function settled(id: string, ms = 15_000) {
     if (!['publishing', 'scheduled'].includes(post.status) || Date.now() > deadline) return post;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Sends until the answer is a 409 or `ms` passed, and answers the last response. For a refusal that
+ * depends on an announcement reaching publishing: `ms` stays well under the minute publishing may
+ * keep an account, so only the announcement can make it come in time.
+ */
+async function refusedWithin(ms: number, send: () => ReturnType<typeof call>) {
+  const deadline = Date.now() + ms;
+  let response = await send();
+  while (response.status !== 409 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    response = await send();
+  }
+  return response;
 }
 
 describe('publishing', () => {
@@ -386,6 +405,37 @@ describe('first comment', () => {
 });
 
 describe('checks before sending', () => {
+  // Guarantee: a target whose account left `active` without a partner event (the network revoked
+  // a permission: status error) is refused with 409 account_disconnected within moments, also
+  // right after a post to it (publishing keeps accounts, and drops one on accounts.changed).
+  it('refuses an account moved to error right after a post to it', async () => {
+    const { workspace, user, ig } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    const post = { workspace, caption: 'Before the revocation', media: [media], targets: [ig.id] };
+    expect((await call('POST', '/v1/posts', post)).status).toBe(201);
+    const body = metaJson({
+      object: 'permissions',
+      entry: [
+        {
+          id: user.user.id,
+          time: 1,
+          changes: [{ field: 'instagram_content_publish', value: { verb: 'revoked' } }],
+        },
+      ],
+    });
+    const accepted = await fetch(`${stack.gateway.url}/webhooks/meta`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signatureHeaders(APP_SECRET, body) },
+      body,
+    });
+    expect(accepted.status).toBe(200);
+    const refused = await refusedWithin(5_000, () =>
+      call('POST', '/v1/posts', { ...post, caption: 'After the revocation' }),
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('account_disconnected');
+  });
+
   // Guarantee: every refusal names the field, and a disconnected target is 409 account_disconnected.
   it('refuses invalid posts with the precise error', async () => {
     const { workspace, ig, page } = await workspaceWithAccounts();
@@ -413,11 +463,14 @@ describe('checks before sending', () => {
     expect(foreignTarget.body.error).toMatchObject({ code: 'validation_error', field: 'targets.0' });
     const none = await post({ caption: 'x', targets: [] });
     expect(none.body.error).toMatchObject({ code: 'validation_error', field: 'targets' });
+    // The page's token expires (the sweeper moves it and announces account.expired); publishing
+    // kept the account from the post above and must drop it.
     await stack.accounts.pool.query(
-      `UPDATE accounts SET status = 'expired', last_error = 'token expired' WHERE id = $1`,
+      `UPDATE accounts SET token_expires_at = now() + interval '1 hour' WHERE id = $1`,
       [page.id],
     );
-    const disconnected = await post({ caption: 'x', targets: [page.id] });
+    await sweepExpired({ ...stack.accounts.context, now: () => new Date(Date.now() + 2 * 3600_000) });
+    const disconnected = await refusedWithin(5_000, () => post({ caption: 'x', targets: [page.id] }));
     expect(disconnected.status).toBe(409);
     expect(disconnected.body.error.code).toBe('account_disconnected');
   });

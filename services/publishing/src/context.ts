@@ -5,8 +5,8 @@ import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { PublishingConfig } from './config.ts';
 import type { Db } from './db.ts';
+import type { AccountToken, KnownAccount } from './kept-accounts.ts';
 import type { MediaStorage } from './media/storage.ts';
-import type { AccountToken } from './pipeline/tokens.ts';
 import type { SettlementWatch } from './posts/wait.ts';
 
 /** What the publishing service's operations share; `now` is injectable so tests can move time. */
@@ -21,6 +21,8 @@ export interface PublishingContext {
   workspaces: WorkspaceCache;
   /** Account tokens for the publish jobs, dropped when accounts announces a change. */
   tokens: AnnouncedCache<AccountToken>;
+  /** Accounts for the checks of new posts, likewise. */
+  knownAccounts: AnnouncedCache<KnownAccount>;
   settlements: SettlementWatch;
   bus: Bus;
   storage: MediaStorage;

@@ -16,8 +16,8 @@ import type { PublishingContext } from './context.ts';
 import { openDatabase, SCHEMA } from './db.ts';
 import { describeWorkspace } from './events.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
+import { accountTokens, knownAccounts } from './kept-accounts.ts';
 import { LocalMediaStorage } from './media/local-storage.ts';
-import { accountTokens } from './pipeline/tokens.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
 import { SettlementWatch } from './posts/wait.ts';
 import { startWorkers } from './workers.ts';
@@ -58,6 +58,7 @@ export async function startPublishing(
     relay,
     workspaces: new WorkspaceCache(bus, (workspaceId) => describeWorkspace(identity, workspaceId)),
     tokens: accountTokens(bus, accounts),
+    knownAccounts: knownAccounts(bus, accounts),
     settlements: new SettlementWatch(bus, pool),
     bus,
     storage: new LocalMediaStorage(config.MEDIA_DIR),
@@ -101,6 +102,7 @@ export async function startPublishing(
       await workers?.stop();
       ctx.workspaces.close();
       ctx.tokens.close();
+      ctx.knownAccounts.close();
       await relay.stop();
       await bus.close();
       ctx.accounts.close();

@@ -1,12 +1,12 @@
 import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { PublishingContext } from '../context.ts';
+import type { AccountToken } from '../kept-accounts.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
 import { PublishRefused, publishToInstagram } from './instagram.ts';
 import { publishToPage } from './page.ts';
 import { settlePost, settleTarget } from './settle.ts';
 import { type ClaimedTarget, claimTarget } from './targets.ts';
-import type { AccountToken } from './tokens.ts';
 
 /**
  * One publish job = one target of one post. Idempotent: a settled target is skipped, so a

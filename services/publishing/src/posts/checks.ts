@@ -35,13 +35,13 @@ export async function checkPost(
 ): Promise<{ accounts: Account[]; media: MediaSummary[] }> {
   if (new Set(input.accountIds).size !== input.accountIds.length)
     throw errors.validation('targets', 'each account may be targeted once');
-  // One call for every target, and the media read beside it; the checks then run in order.
+  // The targets and the media read together; the checks then run in order.
   const [found, known] = await Promise.all([
-    ctx.accounts.getAccounts({ caller, accountIds: input.accountIds }),
+    visibleAccounts(ctx, caller, input.accountIds),
     input.mediaIds.length > 0 ? readKnownMedia(ctx, input.mediaIds) : new Map<string, KnownMedia>(),
   ]);
   const accounts = input.accountIds.map((accountId, index) => {
-    const account = found.accounts.find((a) => a.id === accountId);
+    const account = found[index];
     if (!account) throw errors.validation(`targets.${index}`, `account ${accountId} not found`);
     if (account.workspaceId !== input.workspaceId)
       throw errors.validation(
@@ -54,6 +54,32 @@ export async function checkPost(
   const media = mediaSummaries(known, caller, input.workspaceId, input.mediaIds);
   for (const account of accounts) checkForNetwork(account.network as Network, input.caption, media);
   return { accounts, media };
+}
+
+/**
+ * The accounts of these ids in the caller's scope (undefined for one that is unknown or another
+ * partner's or workspace's), from the accounts publishing keeps (see kept-accounts.ts).
+ */
+export async function visibleAccounts(
+  ctx: PublishingContext,
+  caller: Caller,
+  ids: string[],
+): Promise<(Account | undefined)[]> {
+  const known = await Promise.all(
+    ids.map((id) =>
+      ctx.knownAccounts.get(id).catch((error: unknown) => {
+        if (error instanceof ServiceError && error.code === 'not_found') return undefined;
+        throw error;
+      }),
+    ),
+  );
+  return known.map((k) =>
+    k &&
+    k.partnerId === caller.partnerId &&
+    (!caller.workspaceId || k.account.workspaceId === caller.workspaceId)
+      ? k.account
+      : undefined,
+  );
 }
 
 export function assertActive(account: Account): void {

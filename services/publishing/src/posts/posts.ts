@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { PublishingContext } from '../context.ts';
 import { outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
 import type { Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
-import { assertActive, assertWorkspace, checkPost } from './checks.ts';
+import { assertActive, assertWorkspace, checkPost, visibleAccounts } from './checks.ts';
 import { POST_COLUMNS, postFromRow, readPost } from './rows.ts';
 import type { PostWithTargets } from './view.ts';
 
@@ -295,8 +295,12 @@ export async function publishPost(
   if (post.status === 'publishing') throw errors.conflict('this post is already publishing');
   if (post.status === 'published') throw errors.conflict('this post is already published');
   const retry = post.targets.filter((t) => t.status !== 'published');
-  const { accounts } = await ctx.accounts.getAccounts({ caller, accountIds: retry.map((t) => t.accountId) });
-  for (const account of accounts) assertActive(account);
+  const accounts = await visibleAccounts(
+    ctx,
+    caller,
+    retry.map((t) => t.accountId),
+  );
+  for (const account of accounts) if (account) assertActive(account);
   const attempt = post.attempts + 1;
   const claimed = await transaction(ctx.pool, async (tx) => {
     // Only one caller moves the post to publishing, whatever the concurrency.
