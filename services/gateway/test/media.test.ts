@@ -4,10 +4,11 @@ import { parseConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
 import { publishingConfigSchema } from '@svc/publishing/config';
-import { publishableMediaUrl } from '@svc/publishing/media';
 import { startPublishing } from '@svc/publishing/service';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalMediaStorage } from '../../publishing/src/media/local-storage.ts';
+import { MediaFiles } from '../../publishing/src/media/media-files.ts';
 import { api, type Stack, startStack } from './harness.ts';
 
 /**
@@ -104,6 +105,18 @@ const errorOf = async (res: Response) =>
   ((await res.json()) as { error: { code: string; field?: string } }).error;
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string[]);
+
+/** The media files of this stack's publishing service, as its publish jobs offer them to the networks. */
+function mediaFiles(now = () => new Date()) {
+  const env = { APP_ENV: 'development', PUBLIC_BASE_URL: stack.gateway.url };
+  const config = parseConfig(publishingConfigSchema(env), env);
+  return new MediaFiles(
+    new LocalMediaStorage(stack.mediaDir),
+    config,
+    createLogger('test', { level: 'silent' }),
+    now,
+  );
+}
 
 describe('uploads', () => {
   // Guarantee: JPEG, PNG and WebP uploads get their real mime and dimensions, whatever the file name and Content-Type claim.
@@ -306,7 +319,7 @@ describe('records', () => {
   // Guarantee: DELETE answers 204, removes the file from disk (variants too) and the record.
   it('deletes the record and the file', async () => {
     const { id } = (await upload(images.png)).body;
-    await publishableMediaUrl(stack.publishing.context, await mediaRow(id), 'photo_network');
+    await mediaFiles().publishableUrl(await mediaRow(id), 'photo_network');
     expect((await storedFiles()).filter((f) => f.startsWith(id)).sort()).toEqual([id, `${id}.jpeg`]);
     const res = await call('DELETE', `/v1/media/${id}`);
     expect(res.status).toBe(204);
@@ -344,7 +357,7 @@ describe('signed file URLs', () => {
   // Guarantee: the signed URL serves the exact bytes with the mime, a private bounded cache and nosniff, without an API key.
   it('serves the original bytes', async () => {
     const { id } = (await upload(images.webp)).body;
-    const url = await publishableMediaUrl(stack.publishing.context, await mediaRow(id), 'page_network');
+    const url = await mediaFiles().publishableUrl(await mediaRow(id), 'page_network');
     expect(url.startsWith(`${stack.gateway.url}/media-files/`)).toBe(true);
     const res = await fetch(url);
     expect(res.status).toBe(200);
@@ -358,11 +371,11 @@ describe('signed file URLs', () => {
   it('converts PNG to JPEG for the photo network', async () => {
     const { id } = (await upload(images.png)).body;
     const row = await mediaRow(id);
-    const res = await fetch(await publishableMediaUrl(stack.publishing.context, row, 'photo_network'));
+    const res = await fetch(await mediaFiles().publishableUrl(row, 'photo_network'));
     expect(res.headers.get('content-type')).toBe('image/jpeg');
     const jpeg = Buffer.from(await res.arrayBuffer());
     expect(await sharp(jpeg).metadata()).toMatchObject({ format: 'jpeg', width: 33, height: 17 });
-    const original = await fetch(await publishableMediaUrl(stack.publishing.context, row, 'page_network'));
+    const original = await fetch(await mediaFiles().publishableUrl(row, 'page_network'));
     expect(Buffer.from(await original.arrayBuffer()).equals(images.png)).toBe(true);
   });
 
@@ -370,14 +383,10 @@ describe('signed file URLs', () => {
   it('refuses bad tokens', async () => {
     const { id } = (await upload(images.jpeg)).body;
     const row = await mediaRow(id);
-    const good = await publishableMediaUrl(stack.publishing.context, row, 'page_network');
+    const good = await mediaFiles().publishableUrl(row, 'page_network');
     const token = good.split('/').pop() as string;
     const past = new Date(Date.now() - 2 * 3600_000);
-    const expired = await publishableMediaUrl(
-      { ...stack.publishing.context, now: () => past },
-      row,
-      'page_network',
-    );
+    const expired = await mediaFiles(() => past).publishableUrl(row, 'page_network');
     const forged = `${id}.original.${token.split('.')[2]}.${'A'.repeat(43)}`;
     for (const url of [
       expired,

@@ -1,29 +1,6 @@
-import { type EventEnvelope, type KnownWorkspace, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { type EventEnvelope, outboxRowFor, SIGNALS } from '@svc/bus';
 import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
-import type { PublishingContext } from './context.ts';
-import { type PostWithTargets, postJson } from './posts/view.ts';
-
-/** A live workspace's owner and event scope, from identity (cached in `ctx.workspaces`). */
-export async function describeWorkspace(
-  identity: PublishingContext['identity'],
-  workspaceId: string,
-): Promise<KnownWorkspace> {
-  const { workspace, partnerSlug } = await identity.describeWorkspace({ workspaceId });
-  return {
-    partnerId: workspace?.partnerId ?? '',
-    scope: { partner: partnerSlug, workspace: workspaceId, external_id: workspace?.externalId ?? null },
-  };
-}
-
-export type PostOutcome = 'published' | 'partial' | 'failed';
-
-/** `post.<outcome>` with `data.post` exactly as `GET /v1/posts/:id` shows it now. */
-export async function postEvent(ctx: PublishingContext, outcome: PostOutcome, post: PostWithTargets) {
-  return makeEvent(`post.${outcome}`, (await ctx.workspaces.get(post.workspaceId)).scope, {
-    post: postJson(post),
-  });
-}
 
 /** A row of the outbox table; the relay publishes it on NATS after the commit. */
 export interface OutboxInsert {
@@ -60,10 +37,7 @@ export function outboxColumns(rows: OutboxInsert[]): [string[], string[], string
   ];
 }
 
-/**
- * Writes events and jobs in the caller's transaction and answers the rows written: after the
- * commit, `ctx.relay.publishCommitted(rows)` sends them at once (else the relay's next pass does).
- */
+/** Writes events and jobs in the caller's transaction and answers the rows written. */
 export async function writeOutbox(
   tx: pg.PoolClient,
   items: { events?: EventEnvelope[]; jobs?: OutboxInsert[] },

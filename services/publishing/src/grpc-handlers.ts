@@ -1,8 +1,10 @@
 import type { PublishingService, ServiceImplementation } from '@svc/contracts';
-import type { PublishingContext } from './context.ts';
 import { mediaHandlers } from './media/handlers.ts';
-import { postHandlers } from './posts/handlers.ts';
+import type { MediaLibrary } from './media/media-library.ts';
+import { type PostHandlerDeps, postHandlers } from './posts/handlers.ts';
 
-export function publishingHandlers(ctx: PublishingContext): ServiceImplementation<typeof PublishingService> {
-  return { ...mediaHandlers(ctx), ...postHandlers(ctx) };
+export function publishingHandlers(
+  deps: PostHandlerDeps & { media: MediaLibrary },
+): ServiceImplementation<typeof PublishingService> {
+  return { ...mediaHandlers(deps.media), ...postHandlers(deps) };
 }

@@ -1,4 +1,4 @@
-import { connectBus, OutboxRelay, WorkspaceCache } from '@svc/bus';
+import { connectBus, OutboxRelay } from '@svc/bus';
 import { parseConfig } from '@svc/config';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { createPool } from '@svc/db';
@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartner } from '../../identity/src/admin/partners.ts';
 import { identityConfigSchema } from '../../identity/src/config.ts';
 import { startIdentity } from '../../identity/src/service.ts';
-import type { PublishingContext } from '../src/context.ts';
-import { SCHEMA } from '../src/db.ts';
-import { describeWorkspace } from '../src/events.ts';
-import { settlePost, settleTarget, type TargetOutcome } from '../src/pipeline/settle.ts';
+import { openDatabase, SCHEMA } from '../src/db.ts';
+import type { TargetOutcome } from '../src/posts/post-rows.ts';
+import { PostStore } from '../src/posts/post-store.ts';
+import { Settlement } from '../src/publish/settlement.ts';
+import { WorkspaceDirectory } from '../src/workspaces.ts';
 
 /**
  * Settlement against real Postgres: each target's outcome is recorded and its post counted down in
@@ -26,7 +27,7 @@ import { settlePost, settleTarget, type TargetOutcome } from '../src/pipeline/se
 const logger = createLogger('test', { level: 'silent' });
 let identity: Awaited<ReturnType<typeof startIdentity>>;
 let identityClient: ServiceClient<typeof IdentityService>;
-let ctx: PublishingContext;
+let settlement: Settlement;
 let pool: pg.Pool;
 let workspaceId: string;
 let partnerId: string;
@@ -63,12 +64,15 @@ beforeAll(async () => {
     name: 'settle-test',
     logger,
   });
-  const workspaces = new WorkspaceCache(bus, (id) => describeWorkspace(identityClient, id));
+  const workspaces = new WorkspaceDirectory(bus, identityClient);
   const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
-  ctx = { pool, relay, workspaces, bus, logger, now: () => new Date() } as unknown as PublishingContext;
+  const { prisma } = openDatabase(databaseUrl);
+  const store = new PostStore(pool, prisma, relay);
+  settlement = new Settlement(store, workspaces, logger, () => new Date());
   close = async () => {
     workspaces.close();
     await bus.close();
+    await prisma.$disconnect();
     await pool.end();
   };
 });
@@ -129,8 +133,7 @@ describe('settling targets', () => {
       const { postId, accounts } = await publishingPost(5);
       await Promise.all(
         accounts.map((accountId, i) =>
-          settleTarget(
-            ctx,
+          settlement.settleTarget(
             { postId, accountId },
             i === 0 ? { status: 'failed', error: 'refused' } : published(i),
           ),
@@ -150,15 +153,15 @@ describe('settling targets', () => {
   it('counts a target settled twice only once', async () => {
     const { postId, accounts } = await publishingPost(2);
     const [first = '', second = ''] = accounts;
-    await settleTarget(ctx, { postId, accountId: first }, published(1));
-    await settleTarget(ctx, { postId, accountId: first }, { status: 'failed', error: 'again' });
+    await settlement.settleTarget({ postId, accountId: first }, published(1));
+    await settlement.settleTarget({ postId, accountId: first }, { status: 'failed', error: 'again' });
     expect(await postRow(postId)).toMatchObject({ status: 'publishing', unsettled: 1 });
     const { rows } = await pool.query('SELECT status, error FROM post_targets WHERE account_id = $1', [
       first,
     ]);
     expect(rows[0]).toEqual({ status: 'published', error: null });
 
-    await settleTarget(ctx, { postId, accountId: second }, published(2));
+    await settlement.settleTarget({ postId, accountId: second }, published(2));
     expect(await postRow(postId)).toMatchObject({ status: 'published', unsettled: 0 });
     expect(await postEvents(postId)).toEqual(['post.published']);
   });
@@ -177,8 +180,8 @@ describe('settling targets', () => {
     );
     await pool.query('UPDATE posts SET unsettled = 0 WHERE id = $1', [postId]);
 
-    await Promise.all([settlePost(ctx, postId), settlePost(ctx, postId)]);
-    await settlePost(ctx, postId);
+    await Promise.all([settlement.settlePost(postId), settlement.settlePost(postId)]);
+    await settlement.settlePost(postId);
     expect(await postRow(postId)).toMatchObject({ status: 'partial' });
     expect(await postEvents(postId)).toEqual(['post.partial']);
   });

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PERMISSIONS, type PermissionRow } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
+import { JsonText } from './json-text.ts';
 import { parseInput } from './validation.ts';
 
 type AnyObject = z.ZodType<Record<string, unknown>>;
@@ -110,7 +111,10 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
         const body = parseInput(route.body, request.body ?? {}, 'body');
         reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
         const result = await route.handler({ principal, params, query, body, request, reply });
-        return route.status === 204 ? reply.send() : result;
+        if (route.status === 204) return reply.send();
+        if (result instanceof JsonText)
+          return reply.type('application/json; charset=utf-8').send(result.text);
+        return result;
       },
     });
   const { scope } = route;

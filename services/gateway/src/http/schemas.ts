@@ -25,7 +25,7 @@ export function paged<T extends z.ZodType>(item: T) {
   });
 }
 
-export const timestamp = z.iso.datetime().describe('ISO-8601 UTC');
+export { timestamp } from '@svc/contracts/public';
 
 /** A query flag: `true`/`false` (also 1/0), never JavaScript truthiness ("false" is false). */
 export const queryBoolean = z

@@ -1,41 +1,16 @@
 import multipart from '@fastify/multipart';
-import type { Media } from '@svc/contracts';
+import { mediaView } from '@svc/contracts/public';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
+import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+import { idParam, paged, pagination } from '../http/schemas.ts';
 
 /** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
 export const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
-
-export const mediaView = z
-  .object({
-    id: z.string(),
-    workspace: z.string(),
-    kind: z.string().describe('image'),
-    mime: z.string().describe('detected from the bytes: image/jpeg, image/png or image/webp'),
-    width: z.number().int().describe('pixels'),
-    height: z.number().int().describe('pixels'),
-    size: z.number().int().describe('bytes'),
-    created: timestamp,
-  })
-  .meta({ id: 'Media' });
-
-export function toMediaView(m: Media): z.infer<typeof mediaView> {
-  return {
-    id: m.id,
-    workspace: m.workspaceId,
-    kind: m.kind,
-    mime: m.mime,
-    width: m.width,
-    height: m.height,
-    size: Number(m.size),
-    created: m.createdAt,
-  };
-}
 
 const caller = (principal: Principal) => ({
   partnerId: principal.partnerId,
@@ -81,13 +56,13 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
                 'url is required (or upload the file as multipart/form-data with the fields file and workspace)',
               );
         }
-        const { media } = await publishing.createMedia({
+        const { mediaJson } = await publishing.createMedia({
           caller: caller(principal),
           workspaceId: body.workspace,
           data: file ?? new Uint8Array(),
           url: body.url ?? '',
         });
-        return toMediaView(media as Media);
+        return jsonText(mediaJson);
       },
     }),
     defineRoute({
@@ -99,13 +74,13 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       status: 200,
       response: paged(mediaView),
       async handler({ principal, query }) {
-        const { media, total } = await publishing.listMedia({
+        const { mediaJson, total } = await publishing.listMedia({
           caller: caller(principal),
           workspaceId: query.workspace,
           page: query.page,
           limit: query.limit,
         });
-        return { data: media.map(toMediaView), page: query.page, limit: query.limit, total };
+        return pagedJsonText(mediaJson, query.page, query.limit, total);
       },
     }),
     defineRoute({
@@ -117,8 +92,8 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       status: 200,
       response: mediaView,
       async handler({ principal, params }) {
-        const { media } = await publishing.getMedia({ caller: caller(principal), mediaId: params.id });
-        return toMediaView(media as Media);
+        const { mediaJson } = await publishing.getMedia({ caller: caller(principal), mediaId: params.id });
+        return jsonText(mediaJson);
       },
     }),
     defineRoute({

@@ -1,101 +1,13 @@
 import { createHash } from 'node:crypto';
-import type { Post } from '@svc/contracts';
+import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
 import { errors } from '@svc/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
+import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
-
-const network = z.enum(['photo_network', 'page_network']);
-
-const targetView = z.object({
-  account: z.string(),
-  network,
-  username: z.string(),
-  status: z.string().describe('pending or publishing while in flight, then published or failed'),
-  platform_post_id: z.string().nullable(),
-  permalink: z.string().nullable(),
-  error: z.string().nullable().describe("the network provider's message when failed"),
-  published_at: timestamp.nullable(),
-  first_comment_error: z.string().nullable(),
-});
-
-export const postView = z
-  .object({
-    id: z.string(),
-    workspace: z.string(),
-    external_ref: z.string().nullable(),
-    caption: z.string(),
-    media: z.array(
-      z.object({ id: z.string(), kind: z.string(), mime: z.string(), width: z.number(), height: z.number() }),
-    ),
-    targets: z.array(targetView),
-    schedule_at: timestamp.nullable(),
-    status: z.string().describe('draft, scheduled, publishing, published, partial or failed'),
-    published_at: timestamp.nullable(),
-    attempts: z.number().int(),
-    last_error: z.string().nullable().describe('per network, prefixed with the network name and a colon'),
-    created_by: z.string(),
-    created: timestamp,
-    updated: timestamp,
-    options: z.record(z.string(), z.unknown()),
-  })
-  .meta({ id: 'Post' });
-
-/** The public post record (spec 2.3, 2.4); post events carry the same object. */
-export function toPostView(p: Post): z.infer<typeof postView> {
-  return {
-    id: p.id,
-    workspace: p.workspaceId,
-    external_ref: p.externalRef || null,
-    caption: p.caption,
-    media: p.media.map((m) => ({ id: m.id, kind: m.kind, mime: m.mime, width: m.width, height: m.height })),
-    targets: p.targets.map((t) => ({
-      account: t.accountId,
-      network: t.network as z.infer<typeof network>,
-      username: t.username,
-      status: t.status,
-      platform_post_id: t.platformPostId || null,
-      permalink: t.permalink || null,
-      error: t.error ?? null,
-      published_at: t.publishedAt || null,
-      first_comment_error: t.firstCommentError ?? null,
-    })),
-    schedule_at: p.scheduleAt || null,
-    status: p.status,
-    published_at: p.publishedAt || null,
-    attempts: p.attempts,
-    last_error: p.lastError ?? null,
-    created_by: p.createdBy,
-    created: p.createdAt,
-    updated: p.updatedAt,
-    options: JSON.parse(p.optionsJson || '{}') as Record<string, unknown>,
-  };
-}
-
-const dryRunView = z
-  .object({
-    dry_run: z.literal(true),
-    workspace: z.string(),
-    status: z.string().describe('the status the post would get'),
-    schedule_at: timestamp.nullable(),
-    targets: z.array(
-      z.object({
-        account: z.string(),
-        network,
-        username: z.string(),
-        would_send: z.object({
-          kind: z.enum(['image', 'carousel', 'text', 'photo', 'multi_photo']),
-          caption: z.string(),
-          media: z.array(z.string()),
-          converted_to_jpeg: z.array(z.string()).describe('media converted to JPEG for the photo network'),
-        }),
-      }),
-    ),
-  })
-  .meta({ id: 'PostDryRun' });
 
 const caller = (principal: Principal) => ({
   partnerId: principal.partnerId,
@@ -161,9 +73,9 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       }),
       status: 201,
       alternateStatus: [200],
-      response: z.union([postView, dryRunView]),
+      response: z.union([postView, postDryRunView]),
       async handler({ principal, query, body, request, reply }) {
-        const { post, replayed, dryRunJson } = await publishing.createPost(
+        const { postJson, replayed, dryRunJson } = await publishing.createPost(
           {
             caller: caller(principal),
             workspaceId: body.workspace,
@@ -181,9 +93,12 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           },
           waitOptions(query.wait),
         );
-        if (dryRunJson) return reply.code(200).send(JSON.parse(dryRunJson));
+        if (dryRunJson) {
+          reply.code(200);
+          return jsonText(dryRunJson);
+        }
         markReplay(reply, replayed);
-        return toPostView(post as Post);
+        return jsonText(postJson);
       },
     }),
     defineRoute({
@@ -203,7 +118,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: paged(postView),
       async handler({ principal, query }) {
-        const { posts, total } = await publishing.listPosts({
+        const { postsJson, total } = await publishing.listPosts({
           caller: caller(principal),
           workspaceId: query.workspace ?? '',
           status: query.status ?? '',
@@ -214,7 +129,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           page: query.page,
           limit: query.limit,
         });
-        return { data: posts.map(toPostView), page: query.page, limit: query.limit, total };
+        return pagedJsonText(postsJson, query.page, query.limit, total);
       },
     }),
     defineRoute({
@@ -226,8 +141,8 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params }) {
-        const { post } = await publishing.getPost({ caller: caller(principal), postId: params.id });
-        return toPostView(post as Post);
+        const { postJson } = await publishing.getPost({ caller: caller(principal), postId: params.id });
+        return jsonText(postJson);
       },
     }),
     defineRoute({
@@ -247,7 +162,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params, body }) {
-        const { post } = await publishing.updatePost({
+        const { postJson } = await publishing.updatePost({
           caller: caller(principal),
           postId: params.id,
           caption: body.caption,
@@ -260,7 +175,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           externalRef: body.external_ref,
           optionsJson: body.options === undefined ? undefined : JSON.stringify(body.options),
         });
-        return toPostView(post as Post);
+        return jsonText(postJson);
       },
     }),
     defineRoute({
@@ -271,27 +186,13 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       permission: 'objects',
       params: z.strictObject({ id: idParam('account', 'account') }),
       status: 200,
-      response: z
-        .object({
-          limit: z.number().int(),
-          used: z.number().int(),
-          remaining: z.number().int(),
-          window_hours: z.number().int(),
-          next_slot_at: timestamp.nullable().describe('when a slot frees up; null while one is free'),
-        })
-        .meta({ id: 'PublishingLimit' }),
+      response: publishingLimitView,
       async handler({ principal, params }) {
-        const limit = await publishing.getPublishingLimit({
+        const { limitJson } = await publishing.getPublishingLimit({
           caller: caller(principal),
           accountId: params.id,
         });
-        return {
-          limit: limit.limit,
-          used: limit.used,
-          remaining: limit.remaining,
-          window_hours: limit.windowHours,
-          next_slot_at: limit.nextSlotAt || null,
-        };
+        return jsonText(limitJson);
       },
     }),
     defineRoute({
@@ -305,7 +206,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params, query, request, reply }) {
-        const { post, replayed } = await publishing.publishPost(
+        const { postJson, replayed } = await publishing.publishPost(
           {
             caller: caller(principal),
             postId: params.id,
@@ -315,7 +216,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           waitOptions(query.wait),
         );
         markReplay(reply, replayed);
-        return toPostView(post as Post);
+        return jsonText(postJson);
       },
     }),
   ];

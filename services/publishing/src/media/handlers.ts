@@ -1,8 +1,7 @@
 import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
-import type { PublishingContext } from '../context.ts';
-import { createMedia, deleteMedia, getMedia, listMedia, readMediaFile, toMediaMessage } from './media.ts';
+import { type MediaLibrary, viewOfMedia } from './media-library.ts';
 
 type MediaMethods = 'createMedia' | 'getMedia' | 'listMedia' | 'deleteMedia' | 'readMediaFile';
 
@@ -12,30 +11,28 @@ function callerOf(message: CallerMessage | undefined): Caller {
 }
 
 export function mediaHandlers(
-  ctx: PublishingContext,
+  library: MediaLibrary,
 ): Pick<ServiceImplementation<typeof PublishingService>, MediaMethods> {
   return {
     async createMedia(req) {
-      const media = await createMedia(ctx, callerOf(req.caller), {
-        workspaceId: req.workspaceId,
-        data: req.data,
-        url: req.url,
-      });
-      return { media: toMediaMessage(media) };
+      const input = { workspaceId: req.workspaceId, data: req.data, url: req.url };
+      const media = await library.create(callerOf(req.caller), input);
+      return { mediaJson: JSON.stringify(viewOfMedia(media)) };
     },
     async getMedia(req) {
-      return { media: toMediaMessage(await getMedia(ctx.db, callerOf(req.caller), req.mediaId)) };
+      const media = await library.get(callerOf(req.caller), req.mediaId);
+      return { mediaJson: JSON.stringify(viewOfMedia(media)) };
     },
     async listMedia(req) {
-      const { media, total } = await listMedia(ctx, callerOf(req.caller), req);
-      return { media: media.map(toMediaMessage), total };
+      const { media, total } = await library.list(callerOf(req.caller), req);
+      return { mediaJson: media.map((m) => JSON.stringify(viewOfMedia(m))), total };
     },
     async deleteMedia(req) {
-      await deleteMedia(ctx, callerOf(req.caller), req.mediaId);
+      await library.delete(callerOf(req.caller), req.mediaId);
       return {};
     },
     async readMediaFile(req) {
-      const file = await readMediaFile(ctx, req.token);
+      const file = await library.readSignedFile(req.token);
       return { mime: file.mime, data: file.data, expiresAt: file.expiresAt.toISOString() };
     },
   };

@@ -1,12 +1,17 @@
 import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
-import type { PublishingContext } from '../context.ts';
+import type { AccountsDirectory } from '../accounts-directory.ts';
+import type { Db } from '../db.ts';
 import { dryRun } from './dry-run.ts';
 import { idempotent } from './idempotency.ts';
-import { createPost, getPost, listPosts, publishPost, updatePost } from './posts.ts';
+import { dateOrNull, optionsOf, type PostInput } from './post-input.ts';
+import type { PostWithTargets } from './post-rows.ts';
+import type { PostStore } from './post-store.ts';
+import { viewOfPost } from './post-view.ts';
+import type { Posts } from './posts.ts';
 import { publishingLimit } from './publishing-limit.ts';
-import { messageOfJson, type PostWithTargets, toPostMessage } from './view.ts';
+import type { SettlementWatch } from './settlement-watch.ts';
 
 type PostMethods =
   | 'createPost'
@@ -19,28 +24,26 @@ type PostMethods =
 /** The longest a caller may wait for an outcome (spec 8: up to 25 s). */
 const MAX_WAIT_MS = 25_000;
 
+export interface PostHandlerDeps {
+  posts: Posts;
+  store: PostStore;
+  accounts: AccountsDirectory;
+  settlements: SettlementWatch;
+  db: Db;
+  now: () => Date;
+}
+
 function callerOf(message: CallerMessage | undefined): Caller {
   if (!message?.partnerId) throw errors.unauthorized('no caller');
   return { partnerId: message.partnerId, workspaceId: message.workspaceId };
 }
 
-const dateOrNull = (text: string | undefined, field: string): Date | null => {
-  if (!text) return null;
-  const date = new Date(text);
-  if (Number.isNaN(date.getTime())) throw errors.validation(field, `${field} must be an ISO-8601 timestamp`);
-  return date;
-};
-
-const optionsOf = (json: string | undefined): Record<string, unknown> => {
-  const value: unknown = JSON.parse(json || '{}');
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw errors.validation('options', 'options must be an object');
-  return value as Record<string, unknown>;
-};
+const postJson = (post: PostWithTargets) => JSON.stringify(viewOfPost(post));
 
 export function postHandlers(
-  ctx: PublishingContext,
+  deps: PostHandlerDeps,
 ): Pick<ServiceImplementation<typeof PublishingService>, PostMethods> {
+  const { posts } = deps;
   /**
    * The post as it stands once the wait (if any) is over: as its settlement event showed it, else
    * the one this request just wrote when nothing was waited for, else read again (a replay, an
@@ -50,18 +53,32 @@ export function postHandlers(
     caller: Caller,
     result: { postId: string; replayed: boolean },
     waitMs: number,
-    written: PostWithTargets | undefined,
+    written?: PostWithTargets,
   ) => {
-    const settled = await ctx.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
-    if (settled) return { post: messageOfJson(settled), replayed: result.replayed };
-    const post =
-      written && !result.replayed && waitMs <= 0 ? written : await getPost(ctx, caller, result.postId);
-    return { post: toPostMessage(post), replayed: result.replayed };
+    const settled = await deps.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
+    if (settled) return { postJson: JSON.stringify(settled), replayed: result.replayed };
+    const current =
+      written && !result.replayed && waitMs <= 0 ? written : await posts.get(caller, result.postId);
+    return { postJson: postJson(current), replayed: result.replayed };
+  };
+  /** Runs a write under the request's Idempotency-Key, keeping the post it wrote. */
+  const once = async (
+    caller: Caller,
+    req: { idempotency?: { key: string; requestHash: string } | undefined },
+    write: () => Promise<PostWithTargets>,
+  ) => {
+    let written: PostWithTargets | undefined;
+    const run = async () => {
+      written = await write();
+      return written.id;
+    };
+    const result = await idempotent(deps, caller.partnerId, req.idempotency, run);
+    return { result, written };
   };
   return {
     async createPost(req) {
       const caller = callerOf(req.caller);
-      const input = {
+      const input: PostInput = {
         workspaceId: req.workspaceId,
         caption: req.caption,
         mediaIds: req.mediaIds,
@@ -72,24 +89,19 @@ export function postHandlers(
         draft: req.draft,
         createdBy: req.createdBy || 'api',
       };
-      if (req.dryRun) return { dryRunJson: JSON.stringify(await dryRun(ctx, caller, input)) };
-      let written: PostWithTargets | undefined;
-      const create = async () => {
-        written = await createPost(ctx, caller, input);
-        return written.id;
-      };
-      const result = await idempotent(ctx, caller.partnerId, req.idempotency, create);
+      if (req.dryRun) return { dryRunJson: JSON.stringify(await dryRun(posts, caller, input, deps.now())) };
+      const { result, written } = await once(caller, req, () => posts.create(caller, input));
       return answer(caller, result, req.waitMs, written);
     },
     async getPost(req) {
-      return { post: toPostMessage(await getPost(ctx, callerOf(req.caller), req.postId)) };
+      return { postJson: postJson(await posts.get(callerOf(req.caller), req.postId)) };
     },
     async listPosts(req) {
-      const { posts, total } = await listPosts(ctx, callerOf(req.caller), req);
-      return { posts: posts.map(toPostMessage), total };
+      const { posts: found, total } = await posts.list(callerOf(req.caller), req);
+      return { postsJson: found.map(postJson), total };
     },
     async updatePost(req) {
-      const post = await updatePost(ctx, callerOf(req.caller), req.postId, {
+      const post = await posts.update(callerOf(req.caller), req.postId, {
         caption: req.caption,
         mediaIds: req.replaceMedia ? req.mediaIds : undefined,
         accountIds: req.replaceTargets ? req.accountIds : undefined,
@@ -101,19 +113,14 @@ export function postHandlers(
         externalRef: req.externalRef,
         options: req.optionsJson === undefined ? undefined : optionsOf(req.optionsJson),
       });
-      return { post: toPostMessage(post) };
+      return { postJson: postJson(post) };
     },
     async getPublishingLimit(req) {
-      return publishingLimit(ctx, callerOf(req.caller), req.accountId);
+      return { limitJson: JSON.stringify(await publishingLimit(deps, callerOf(req.caller), req.accountId)) };
     },
     async publishPost(req) {
       const caller = callerOf(req.caller);
-      let written: PostWithTargets | undefined;
-      const publish = async () => {
-        written = await publishPost(ctx, caller, req.postId);
-        return written.id;
-      };
-      const result = await idempotent(ctx, caller.partnerId, req.idempotency, publish);
+      const { result, written } = await once(caller, req, () => posts.publish(caller, req.postId));
       return answer(caller, result, req.waitMs, written);
     },
   };

@@ -1,6 +1,6 @@
 import { isUniqueViolation } from '@svc/db';
 import { errors } from '@svc/errors';
-import type { PublishingContext } from '../context.ts';
+import type { Db } from '../db.ts';
 
 /**
  * `Idempotency-Key` on post creation and publishing: a client that retries after a timeout must
@@ -16,7 +16,7 @@ export interface Idempotency {
 }
 
 export async function idempotent(
-  ctx: PublishingContext,
+  ctx: { db: Db; now: () => Date },
   partnerId: string,
   idempotency: Idempotency | undefined,
   run: () => Promise<string>,
@@ -59,7 +59,7 @@ export async function idempotent(
 }
 
 /** Keys past the 24 h window; idempotent, so any replica may run it. */
-export async function purgeIdempotencyKeys(ctx: PublishingContext): Promise<void> {
+export async function purgeIdempotencyKeys(ctx: { db: Db; now: () => Date }): Promise<void> {
   await ctx.db.idempotencyKey.deleteMany({
     where: { createdAt: { lt: new Date(ctx.now().getTime() - WINDOW_MS) } },
   });

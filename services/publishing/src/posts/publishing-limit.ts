@@ -1,43 +1,34 @@
+import type { PublishingLimitView } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
 import { ServiceError } from '@svc/errors';
-import type { PublishingContext } from '../context.ts';
+import type { AccountsDirectory } from '../accounts-directory.ts';
+import type { PostStore } from './post-store.ts';
 
 /** Instagram's publishing limit: 100 posts per account per rolling 24 h, a carousel counting as one. */
 export const DAILY_PHOTO_LIMIT = 100;
 const WINDOW_MS = 24 * 3_600_000;
 
-const PUBLISHED_IN_WINDOW = {
-  name: 'publishing_published_in_window',
-  text: `SELECT published_at FROM post_targets
-          WHERE account_id = $1 AND status = 'published' AND published_at > $2
-          ORDER BY published_at`,
-};
+/** Where the rolling window starts at `now`. */
+export const windowStart = (now: Date) => new Date(now.getTime() - WINDOW_MS);
 
-/** Where the rolling window starts now. */
-export const windowStart = (ctx: PublishingContext) => new Date(ctx.now().getTime() - WINDOW_MS);
-
-/** Posts this account published in the window, oldest first (the first to free a slot). */
-async function publishedInWindow(ctx: PublishingContext, accountId: string): Promise<Date[]> {
-  const { rows } = await ctx.pool.query<{ published_at: Date }>({
-    ...PUBLISHED_IN_WINDOW,
-    values: [accountId, windowStart(ctx)],
-  });
-  return rows.map((r) => r.published_at);
-}
-
-export async function publishingLimit(ctx: PublishingContext, caller: Caller, accountId: string) {
-  const { account } = await ctx.accounts.getAccount({ caller, accountId });
+/** The account's limit as we count it: its posts in the window, and when the oldest frees a slot. */
+export async function publishingLimit(
+  deps: { accounts: AccountsDirectory; store: PostStore; now: () => Date },
+  caller: Caller,
+  accountId: string,
+): Promise<PublishingLimitView> {
+  const account = await deps.accounts.current(caller, accountId);
   if (account?.network !== 'photo_network')
     throw new ServiceError('unsupported', 'the publishing limit applies to photo_network accounts only');
-  const published = await publishedInWindow(ctx, accountId);
+  const published = await deps.store.publishedSince(accountId, windowStart(deps.now()));
   const used = published.length;
   const oldest = published[used - DAILY_PHOTO_LIMIT];
   return {
     limit: DAILY_PHOTO_LIMIT,
     used,
     remaining: Math.max(0, DAILY_PHOTO_LIMIT - used),
-    windowHours: 24,
-    nextSlotAt:
-      used >= DAILY_PHOTO_LIMIT && oldest ? new Date(oldest.getTime() + WINDOW_MS).toISOString() : '',
+    window_hours: 24,
+    next_slot_at:
+      used >= DAILY_PHOTO_LIMIT && oldest ? new Date(oldest.getTime() + WINDOW_MS).toISOString() : null,
   };
 }

@@ -1,10 +1,10 @@
+import type { Network } from '@svc/contracts/public';
 import { errors, ServiceError } from '@svc/errors';
 
 /**
  * What each network accepts (facts §2.2, §2.6, §3), checked before anything is sent, so a partner
  * learns about a refusal at once with the field to fix instead of from a failed target later.
  */
-export type Network = 'photo_network' | 'page_network';
 
 interface NetworkRules {
   captionMax: number;

@@ -4,14 +4,14 @@ import path from 'node:path';
 import { newId } from '@svc/ids';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PublishingContext } from '../context.ts';
 import { detectMedia } from './detect.ts';
-import { publishableMediaUrl } from './instagram-ready.ts';
 import { LocalMediaStorage } from './local-storage.ts';
+import { MediaFiles } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
 
 let dir: string;
-let ctx: PublishingContext;
+let storage: LocalMediaStorage;
+let files: MediaFiles;
 const config = {
   PUBLIC_BASE_URL: 'https://api.example.com',
   MEDIA_URL_SECRET: 'unit-test-secret-xyz',
@@ -21,25 +21,21 @@ const config = {
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'media-unit-'));
   const silent = { info() {}, warn() {}, error() {}, debug() {} };
-  // Only storage, config, clock and logger are used by the conversion: no database here.
-  ctx = {
-    storage: new LocalMediaStorage(dir),
-    config,
-    logger: silent,
-    now: () => new Date(),
-  } as unknown as PublishingContext;
+  // Only storage, the URL settings, the clock and the logger are used by the conversion: no database here.
+  storage = new LocalMediaStorage(dir);
+  files = new MediaFiles(storage, config, silent as never, () => new Date());
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 async function stored(mime: string, image: Buffer) {
   const id = newId('media');
-  await ctx.storage.put(id, image);
+  await storage.put(id, image);
   return { id, mime, storageKey: id };
 }
 
 const tokenOf = (url: string) => verifyMediaToken(config, url.split('/').pop() as string);
 
-describe('publishableMediaUrl', () => {
+describe('MediaFiles.publishableUrl', () => {
   // Guarantee: a transparent PNG for the photo network becomes a JPEG variant (white background), converted once.
   it('converts PNG to JPEG once for the photo network', async () => {
     const png = await sharp({
@@ -48,9 +44,9 @@ describe('publishableMediaUrl', () => {
       .png()
       .toBuffer();
     const media = await stored('image/png', png);
-    const urls = await Promise.all([1, 2, 3].map(() => publishableMediaUrl(ctx, media, 'photo_network')));
+    const urls = await Promise.all([1, 2, 3].map(() => files.publishableUrl(media, 'photo_network')));
     for (const url of urls) expect(tokenOf(url)).toMatchObject({ mediaId: media.id, variant: 'jpeg' });
-    const jpeg = await ctx.storage.get(`${media.id}.jpeg`);
+    const jpeg = await storage.get(`${media.id}.jpeg`);
     expect(detectMedia(jpeg as Buffer)).toMatchObject({
       ok: true,
       mime: 'image/jpeg',
@@ -61,8 +57,8 @@ describe('publishableMediaUrl', () => {
       .raw()
       .toBuffer({ resolveWithObject: true });
     expect(data[0]).toBeGreaterThan(240); // white, not black
-    const files = (await readdir(dir)).filter((f) => f.startsWith(media.id));
-    expect(files.sort()).toEqual([media.id, `${media.id}.jpeg`]);
+    const written = (await readdir(dir)).filter((f) => f.startsWith(media.id));
+    expect(written.sort()).toEqual([media.id, `${media.id}.jpeg`]);
   });
 
   // Guarantee: a stored variant is reused, not converted again.
@@ -73,9 +69,9 @@ describe('publishableMediaUrl', () => {
         .webp()
         .toBuffer(),
     );
-    await ctx.storage.put(`${media.id}.jpeg`, Buffer.from('already converted'));
-    await publishableMediaUrl(ctx, media, 'photo_network');
-    expect((await ctx.storage.get(`${media.id}.jpeg`))?.toString()).toBe('already converted');
+    await storage.put(`${media.id}.jpeg`, Buffer.from('already converted'));
+    await files.publishableUrl(media, 'photo_network');
+    expect((await storage.get(`${media.id}.jpeg`))?.toString()).toBe('already converted');
   });
 
   // Guarantee: a JPEG, or any file for the page network, is served as the original without conversion.
@@ -86,17 +82,17 @@ describe('publishableMediaUrl', () => {
         .png()
         .toBuffer(),
     );
-    expect(tokenOf(await publishableMediaUrl(ctx, png, 'page_network'))).toMatchObject({
+    expect(tokenOf(await files.publishableUrl(png, 'page_network'))).toMatchObject({
       variant: 'original',
     });
-    expect(await ctx.storage.get(`${png.id}.jpeg`)).toBeNull();
+    expect(await storage.get(`${png.id}.jpeg`)).toBeNull();
     const jpeg = await stored(
       'image/jpeg',
       await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00f' } })
         .jpeg()
         .toBuffer(),
     );
-    expect(tokenOf(await publishableMediaUrl(ctx, jpeg, 'photo_network'))).toMatchObject({
+    expect(tokenOf(await files.publishableUrl(jpeg, 'photo_network'))).toMatchObject({
       variant: 'original',
     });
   });

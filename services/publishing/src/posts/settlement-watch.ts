@@ -1,19 +1,16 @@
 import type { Bus } from '@svc/bus';
-import type pg from 'pg';
-import type { PostJson } from './view.ts';
+import type { PostView } from '@svc/contracts/public';
 
 type Subscription = ReturnType<Bus['nc']['subscribe']>;
 
 const SETTLED = ['published', 'partial', 'failed'];
-
-const POST_STATUS = { name: 'publishing_post_status', text: 'SELECT status FROM posts WHERE id = $1' };
 
 /**
  * `wait=true`: callers wait for their post's `post.*` event on NATS (whichever replica settled it),
  * not by polling the database. One subscription serves every caller of this process and exists
  * only while someone waits, so idle replicas do not read every post event.
  */
-type Wake = (post: PostJson | undefined) => void;
+type Wake = (post: PostView | undefined) => void;
 
 export class SettlementWatch {
   private readonly waiters = new Map<string, Set<Wake>>();
@@ -21,17 +18,17 @@ export class SettlementWatch {
 
   constructor(
     private readonly bus: Bus,
-    private readonly pool: pg.Pool,
+    private readonly statusOf: (postId: string) => Promise<string | undefined>,
   ) {}
 
   /**
    * Resolves when the post settles or after `ms`, whichever comes first: with the post as its
    * event shows it (exactly what GET shows), or undefined when there is nothing newer to show.
    */
-  async wait(postId: string, ms: number): Promise<PostJson | undefined> {
+  async wait(postId: string, ms: number): Promise<PostView | undefined> {
     if (ms <= 0) return undefined;
     let wake: Wake = () => {};
-    const settled = new Promise<PostJson | undefined>((resolve) => {
+    const settled = new Promise<PostView | undefined>((resolve) => {
       wake = resolve;
     });
     const timer = setTimeout(() => wake(undefined), ms);
@@ -39,8 +36,8 @@ export class SettlementWatch {
     try {
       // Subscribed first, read second: a settlement just before the subscription is not missed.
       await this.subscribed();
-      const { rows } = await this.pool.query<{ status: string }>({ ...POST_STATUS, values: [postId] });
-      return rows[0] && !SETTLED.includes(rows[0].status) ? await settled : undefined;
+      const status = await this.statusOf(postId);
+      return status && !SETTLED.includes(status) ? await settled : undefined;
     } finally {
       clearTimeout(timer);
       this.remove(postId, wake);
@@ -78,9 +75,9 @@ export class SettlementWatch {
   }
 }
 
-function postOf(data: Uint8Array): PostJson | undefined {
+function postOf(data: Uint8Array): PostView | undefined {
   try {
-    return (JSON.parse(Buffer.from(data).toString()) as { data?: { post?: PostJson } }).data?.post;
+    return (JSON.parse(Buffer.from(data).toString()) as { data?: { post?: PostView } }).data?.post;
   } catch {
     return undefined; // not an event of ours: nobody waits on it
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { derivePostOutcome, lastErrorOf } from './settle.ts';
+import { derivePostOutcome, lastErrorOf } from './settlement.ts';
 
 describe('derivePostOutcome', () => {
   // Guarantee: the post outcome follows spec 3: all published, some, none; nothing while a target is in flight.

@@ -1,0 +1,97 @@
+import { ServiceError } from '@svc/errors';
+import type { Logger } from '@svc/logging';
+import sharp from 'sharp';
+import type { PublishingConfig } from '../config.ts';
+import type { Media } from '../generated/prisma/client.ts';
+import { KeptFiles } from './kept-files.ts';
+import { MEDIA_VARIANTS, type MediaVariant, mediaUrl } from './signed-url.ts';
+import type { MediaStorage } from './storage.ts';
+
+type UrlConfig = Pick<PublishingConfig, 'PUBLIC_BASE_URL' | 'MEDIA_URL_SECRET' | 'MEDIA_URL_TTL_SECONDS'>;
+
+/** A media as its files are found: its id, type and storage key. */
+export type StoredMedia = Pick<Media, 'id' | 'mime' | 'storageKey'>;
+
+/** Where a variant of a media lives in storage: the original under its key, others beside it. */
+export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVariant): string {
+  return variant === 'original' ? media.storageKey : `${media.storageKey}.${variant}`;
+}
+
+/**
+ * The files behind media records: written, read (recent ones kept in memory: a post to several
+ * accounts has each file fetched once per target within seconds), removed, and offered to the
+ * networks as signed URLs, converted to JPEG for the photo network.
+ */
+export class MediaFiles {
+  /** 64 MiB of recently read files, for a minute (see KeptFiles). */
+  private readonly kept = new KeptFiles(64 * 1024 * 1024, 60_000);
+  /** Conversions in flight in this process, so a carousel or several targets convert a file once. */
+  private readonly converting = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly storage: MediaStorage,
+    private readonly config: UrlConfig,
+    private readonly logger: Logger,
+    private readonly now: () => Date,
+  ) {}
+
+  put(key: string, data: Buffer): Promise<void> {
+    return this.storage.put(key, data);
+  }
+
+  /** A file's bytes, or null when storage holds nothing under the key. A hit does not renew its minute. */
+  async read(key: string): Promise<Buffer | null> {
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    const data = await this.storage.get(key);
+    if (data) this.kept.set(key, data);
+    return data;
+  }
+
+  /** Every variant of these media, from memory and from storage. */
+  async remove(media: Pick<Media, 'storageKey'>[]): Promise<void> {
+    const keys = media.flatMap((m) => MEDIA_VARIANTS.map((variant) => variantKey(m, variant)));
+    for (const key of keys) this.kept.delete(key);
+    await Promise.all(keys.map((key) => this.storage.delete(key)));
+  }
+
+  /**
+   * The URL a network fetches this media from at publish time: a signed, expiring URL on the
+   * gateway. The photo network takes JPEG only, so for it a PNG or WebP is converted to JPEG once
+   * (stored as the `jpeg` variant beside the original, reused afterwards) and that is what it gets.
+   */
+  async publishableUrl(media: StoredMedia, network: string): Promise<string> {
+    if (network === 'photo_network' && media.mime !== 'image/jpeg') {
+      await this.ensureJpeg(media);
+      return mediaUrl(this.config, media.id, 'jpeg', this.now());
+    }
+    return mediaUrl(this.config, media.id, 'original', this.now());
+  }
+
+  private async ensureJpeg(media: Pick<Media, 'id' | 'storageKey'>): Promise<void> {
+    const running = this.converting.get(media.id);
+    if (running) return running;
+    const work = this.convert(media);
+    this.converting.set(media.id, work);
+    try {
+      await work;
+    } finally {
+      this.converting.delete(media.id);
+    }
+  }
+
+  private async convert(media: Pick<Media, 'id' | 'storageKey'>): Promise<void> {
+    const key = variantKey(media, 'jpeg');
+    if (await this.storage.get(key)) return;
+    const original = await this.storage.get(variantKey(media, 'original'));
+    if (!original)
+      throw new ServiceError('internal_error', `the file of media ${media.id} is missing from storage`);
+    await this.storage.put(key, await toJpeg(original));
+    this.logger.info({ media: media.id }, 'media converted to JPEG for the photo network');
+  }
+}
+
+/** JPEG has no transparency: transparent pixels become white rather than black. */
+export function toJpeg(image: Buffer): Promise<Buffer> {
+  return sharp(image).rotate().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+}

@@ -1,0 +1,47 @@
+import { errors } from '@svc/errors';
+
+/** What a new post asks for, parsed from its request. */
+export interface PostInput {
+  workspaceId: string;
+  caption: string;
+  mediaIds: string[];
+  accountIds: string[];
+  scheduleAt: Date | null;
+  externalRef: string | null;
+  options: Record<string, unknown>;
+  draft: boolean;
+  createdBy: string;
+}
+
+/** What a change of a post asks for: undefined leaves a field as it is. */
+export interface PostPatch {
+  caption?: string | undefined;
+  mediaIds?: string[] | undefined;
+  accountIds?: string[] | undefined;
+  /** undefined: unchanged; null: cleared. */
+  scheduleAt?: Date | null | undefined;
+  externalRef?: string | undefined;
+  options?: Record<string, unknown> | undefined;
+}
+
+/** An ISO-8601 instant of a request, or null when it is empty. */
+export function dateOrNull(text: string | undefined, field: string): Date | null {
+  if (!text) return null;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw errors.validation(field, `${field} must be an ISO-8601 timestamp`);
+  return date;
+}
+
+/** The post's `options` object from its JSON text. */
+export function optionsOf(json: string | undefined): Record<string, unknown> {
+  const value: unknown = JSON.parse(json || '{}');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw errors.validation('options', 'options must be an object');
+  return value as Record<string, unknown>;
+}
+
+/** The status a post starts in: a draft, scheduled for later, or publishing now. */
+export function initialStatus(input: Pick<PostInput, 'draft' | 'scheduleAt'>, now: Date) {
+  if (input.draft) return 'draft';
+  return input.scheduleAt && input.scheduleAt > now ? 'scheduled' : 'publishing';
+}

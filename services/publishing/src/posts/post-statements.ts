@@ -1,0 +1,197 @@
+import { POST_COLUMNS, TARGET_COLUMNS } from './post-rows.ts';
+
+/**
+ * Every statement on posts, targets and their outbox rows, named so that each connection parses
+ * and plans it once (the publish path runs several per target; see post-rows.ts). Only the post
+ * store runs them.
+ */
+
+/** The target columns prefixed `t_`, beside a post's in one row. */
+const PREFIXED_TARGET_COLUMNS = TARGET_COLUMNS.split(',')
+  .map((column) => `t.${column.trim()} AS t_${column.trim()}`)
+  .join(', ');
+
+/** A post with its targets, one row per target (one row with null targets when it has none). */
+export const SELECT_POST_WITH_TARGETS = {
+  name: 'publishing_select_post',
+  text: `SELECT ${POST_COLUMNS.split(',')
+    .map((column) => `p.${column.trim()}`)
+    .join(', ')}, ${PREFIXED_TARGET_COLUMNS}
+           FROM posts p LEFT JOIN post_targets t ON t.post_id = p.id
+          WHERE p.id = $1 ORDER BY t.position`,
+};
+
+/**
+ * A new post, its targets and (when it publishes now) one job per target, in one statement: one
+ * round trip, atomic without a transaction block. Its media are locked FOR SHARE meanwhile, so a
+ * concurrent media delete waits and then sees the post; a media item deleted before leaves the
+ * count short, and nothing is written.
+ */
+export const CREATE_POST = {
+  name: 'publishing_create_post',
+  text: `
+WITH locked AS (
+  SELECT id FROM media WHERE id = ANY($6::text[]) FOR SHARE
+), post AS (
+  INSERT INTO posts (id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
+                     status, attempts, unsettled, created_by, options, updated_at)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 1 THEN cardinality($14::text[]) ELSE 0 END,
+         $11, $12, now()
+   WHERE (SELECT count(*) FROM locked) = $13
+  RETURNING ${POST_COLUMNS}
+), targets AS (
+  INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
+  SELECT post.id, t.account_id, t.position, t.network, t.username, 'pending', now()
+    FROM post, unnest($14::text[], $15::int[], $16::text[], $17::text[]) AS t(account_id, position, network, username)
+), jobs AS (
+  INSERT INTO outbox (id, subject, payload, request_id)
+  SELECT o.* FROM post, unnest($18::text[], $19::text[], $20::jsonb[], $21::text[]) AS o
+)
+SELECT * FROM post`,
+};
+
+export const INSERT_TARGETS = {
+  name: 'publishing_insert_targets',
+  text: `INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
+         SELECT $1, t.account_id, t.position, t.network, t.username, 'pending', now()
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
+         RETURNING ${TARGET_COLUMNS}`,
+};
+
+export const DELETE_TARGETS = {
+  name: 'publishing_delete_targets',
+  text: 'DELETE FROM post_targets WHERE post_id = $1',
+};
+
+/**
+ * Holds a post's media against a concurrent delete until the post is written (media delete
+ * refuses media of unpublished posts, but only once it can see the post).
+ */
+export const LOCK_MEDIA = {
+  name: 'publishing_lock_media',
+  text: 'SELECT id FROM media WHERE id = ANY($1) FOR SHARE',
+};
+
+export const UPDATE_POST = {
+  name: 'publishing_update_post',
+  text: `UPDATE posts SET caption = $2, media_ids = $3, media = $4, schedule_at = $5, status = $6,
+                      external_ref = $7, options = $8, updated_at = now()
+          WHERE id = $1
+         RETURNING ${POST_COLUMNS}`,
+};
+
+/** Only one caller moves a post to publishing, whatever the concurrency: the status guards it. */
+export const START_PUBLISHING = {
+  name: 'publishing_start_publishing',
+  text: `UPDATE posts SET status = 'publishing', attempts = $3, last_error = NULL, updated_at = now(),
+                unsettled = (SELECT count(*) FROM post_targets WHERE post_id = $1 AND status <> 'published')
+          WHERE id = $1 AND status = $2
+         RETURNING ${POST_COLUMNS}`,
+};
+
+export const RESET_UNPUBLISHED_TARGETS = {
+  name: 'publishing_reset_unpublished_targets',
+  text: `UPDATE post_targets
+            SET status = 'pending', error = NULL, container_id = NULL, publish_sent_at = NULL, updated_at = now()
+          WHERE post_id = $1 AND status <> 'published'
+         RETURNING ${TARGET_COLUMNS}`,
+};
+
+/** Moves the due posts to publishing and answers each with its targets still to publish. */
+export const START_DUE = {
+  name: 'publishing_start_due_posts',
+  text: `
+WITH due AS (
+  SELECT id FROM posts WHERE status = 'scheduled' AND schedule_at <= $1
+   ORDER BY schedule_at LIMIT $2 FOR UPDATE SKIP LOCKED
+)
+UPDATE posts p SET status = 'publishing', attempts = p.attempts + 1, updated_at = now(),
+       unsettled = (SELECT count(*) FROM post_targets t WHERE t.post_id = p.id AND t.status <> 'published')
+  FROM due WHERE p.id = due.id
+RETURNING p.id, p.attempts,
+  ARRAY(SELECT account_id FROM post_targets t WHERE t.post_id = p.id AND t.status <> 'published'
+         ORDER BY t.position) AS accounts`,
+};
+
+/**
+ * Claims a target for this attempt: nothing when it is settled already or the job belongs to an
+ * earlier attempt (a redelivered or superseded job), so nothing is ever posted twice. Also counts
+ * the account's posts in the daily-limit window, saving the photo network's check a round trip.
+ */
+export const CLAIM_TARGET = {
+  name: 'publishing_claim_target',
+  text: `
+UPDATE post_targets t SET status = 'publishing', updated_at = now()
+  FROM posts p
+ WHERE t.post_id = $1 AND t.account_id = $2 AND p.id = t.post_id AND p.attempts = $3
+   AND t.status NOT IN ('published', 'failed')
+RETURNING t.network, t.container_id, t.publish_sent_at, p.caption, p.options, p.media_ids,
+  (SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
+     FROM media m WHERE m.id = ANY(p.media_ids)) AS media,
+  (SELECT count(*)::int FROM post_targets u
+    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > $4) AS published_in_window`,
+};
+
+export const RECORD_CONTAINER = {
+  name: 'publishing_record_container',
+  text: 'UPDATE post_targets SET container_id = $3, updated_at = now() WHERE post_id = $1 AND account_id = $2',
+};
+
+export const RECORD_PUBLISH_SENT = {
+  name: 'publishing_record_publish_sent',
+  text: 'UPDATE post_targets SET publish_sent_at = $3, updated_at = now() WHERE post_id = $1 AND account_id = $2',
+};
+
+/**
+ * Records the target's outcome and counts its post down, in one statement (atomic without a
+ * transaction block), answering how many targets are left. A target settled already is left as
+ * it is and counts nothing: a redelivered job cannot count a post down twice. A published
+ * outcome clears the error; a failure keeps what the target recorded before.
+ */
+export const RECORD_OUTCOME = {
+  name: 'publishing_record_outcome',
+  text: `
+WITH recorded AS (
+  UPDATE post_targets
+     SET status = $3, error = $4,
+         platform_post_id = coalesce($5, platform_post_id), permalink = coalesce($6, permalink),
+         published_at = coalesce($7, published_at), first_comment_id = coalesce($8, first_comment_id),
+         first_comment_error = coalesce($9, first_comment_error), updated_at = now()
+   WHERE post_id = $1 AND account_id = $2 AND status NOT IN ('published', 'failed')
+  RETURNING post_id
+)
+UPDATE posts SET unsettled = unsettled - 1
+ WHERE id = (SELECT post_id FROM recorded) AND status = 'publishing'
+RETURNING unsettled`,
+};
+
+/** The post's outcome and its event, written only while the post is still publishing. */
+export const SETTLE_POST = {
+  name: 'publishing_settle_post',
+  text: `
+WITH settled AS (
+  UPDATE posts SET status = $2, last_error = $3, published_at = $4, updated_at = $5
+   WHERE id = $1 AND status = 'publishing'
+  RETURNING id
+)
+INSERT INTO outbox (id, subject, payload, request_id)
+SELECT o.* FROM unnest($6::text[], $7::text[], $8::jsonb[], $9::text[]) AS o
+ WHERE EXISTS (SELECT 1 FROM settled)`,
+};
+
+export const POST_STATUS = { name: 'publishing_post_status', text: 'SELECT status FROM posts WHERE id = $1' };
+
+export const PUBLISHED_IN_WINDOW = {
+  name: 'publishing_published_in_window',
+  text: `SELECT published_at FROM post_targets
+          WHERE account_id = $1 AND status = 'published' AND published_at > $2
+          ORDER BY published_at`,
+};
+
+/** The oldest post of the workspace that lists this media and may still be sent. */
+export const UNPUBLISHED_POST_WITH_MEDIA = {
+  name: 'publishing_unpublished_post_with_media',
+  text: `SELECT id, status FROM posts
+          WHERE workspace_id = $1 AND $2 = ANY(media_ids) AND status <> 'published'
+          ORDER BY created_at LIMIT 1`,
+};

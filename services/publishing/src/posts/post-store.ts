@@ -1,0 +1,245 @@
+import type { OutboxRelay } from '@svc/bus';
+import { type Caller, pageWindow, transaction } from '@svc/db';
+import type pg from 'pg';
+import type { Db } from '../db.ts';
+import { type OutboxInsert, outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
+import type { Post } from '../generated/prisma/client.ts';
+import {
+  type ClaimedTarget,
+  claimedTarget,
+  type NewPost,
+  type PostChange,
+  type PostQuery,
+  type PostWithTargets,
+  postFilter,
+  postFromRow,
+  postOfRows,
+  type Queryable,
+  type Row,
+  type TargetAccount,
+  type TargetOutcome,
+  type TargetRef,
+  targetColumns,
+  targetFromRow,
+} from './post-rows.ts';
+import * as sql from './post-statements.ts';
+
+/**
+ * Every read and write of posts, targets and their outbox rows (publish jobs, post events). Rows
+ * a statement commits to the outbox are sent at once after the commit (the relay's pass is the
+ * fallback), so callers never handle outbox rows.
+ */
+export class PostStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly db: Db,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  /** The post and its targets, written with their jobs; null when a media item was deleted meanwhile. */
+  async create(post: NewPost, accounts: TargetAccount[]): Promise<Post | null> {
+    const attempts = post.status === 'publishing' ? 1 : 0;
+    const jobs = attempts === 1 ? accounts.map((a) => publishJobRow(post.id, a.id, 1)) : [];
+    const { rows } = await this.pool.query<Row>({
+      ...sql.CREATE_POST,
+      values: [
+        post.id,
+        post.partnerId,
+        post.workspaceId,
+        post.externalRef,
+        post.caption,
+        post.mediaIds,
+        JSON.stringify(post.media),
+        post.scheduleAt,
+        post.status,
+        attempts,
+        post.createdBy,
+        JSON.stringify(post.options),
+        new Set(post.mediaIds).size,
+        ...targetColumns(post.id, accounts).slice(1),
+        ...outboxColumns(jobs),
+      ],
+    });
+    if (!rows[0]) return null;
+    this.sendCommitted(jobs);
+    return postFromRow(rows[0]);
+  }
+
+  /** A post and its targets by id, in one round trip (no scope check: callers check the row). */
+  async read(id: string, db: Queryable = this.pool): Promise<PostWithTargets | null> {
+    const { rows } = await db.query<Row>({ ...sql.SELECT_POST_WITH_TARGETS, values: [id] });
+    return postOfRows(rows);
+  }
+
+  async list(caller: Caller, query: PostQuery): Promise<{ posts: PostWithTargets[]; total: number }> {
+    const where = postFilter(caller, query);
+    const [posts, total] = await Promise.all([
+      this.db.post.findMany({
+        where,
+        include: { targets: true },
+        orderBy: { id: 'asc' },
+        ...pageWindow(query.page, query.limit),
+      }),
+      this.db.post.count({ where }),
+    ]);
+    return { posts, total };
+  }
+
+  /**
+   * Writes a change of `post` and answers the post as written (without reading it again); false
+   * when one of its media was deleted meanwhile.
+   */
+  async update(post: PostWithTargets, change: PostChange): Promise<PostWithTargets | false> {
+    return transaction(this.pool, async (tx) => {
+      if (!(await lockMedia(tx, change.mediaIds))) return false;
+      let targets = post.targets;
+      if (change.targets) {
+        await tx.query({ ...sql.DELETE_TARGETS, values: [post.id] });
+        const values = targetColumns(post.id, change.targets);
+        const inserted = await tx.query<Row>({ ...sql.INSERT_TARGETS, values });
+        targets = inserted.rows.map((row) => targetFromRow(row));
+      }
+      const { caption, mediaIds, scheduleAt, status, externalRef } = change;
+      const media = JSON.stringify(change.media);
+      const options = JSON.stringify(change.options);
+      const values = [post.id, caption, mediaIds, media, scheduleAt, status, externalRef, options];
+      const { rows } = await tx.query<Row>({ ...sql.UPDATE_POST, values });
+      return { ...postFromRow(rows[0] as Row), targets };
+    });
+  }
+
+  /**
+   * Moves `post` to publishing for its next attempt, its unpublished targets back to pending, and
+   * queues their jobs; answers the post as written, or null when another caller moved it first.
+   */
+  async startPublishing(post: PostWithTargets): Promise<PostWithTargets | null> {
+    const attempt = post.attempts + 1;
+    const started = await transaction(this.pool, async (tx) => {
+      const moved = await tx.query<Row>({ ...sql.START_PUBLISHING, values: [post.id, post.status, attempt] });
+      if (!moved.rows[0]) return null;
+      const reset = await tx.query<Row>({ ...sql.RESET_UNPUBLISHED_TARGETS, values: [post.id] });
+      const targets = reset.rows.map((row) => targetFromRow(row));
+      const jobs = await writeOutbox(tx, {
+        jobs: targets.map((t) => publishJobRow(post.id, t.accountId, attempt)),
+      });
+      const published = post.targets.filter((t) => t.status === 'published');
+      return { post: { ...postFromRow(moved.rows[0]), targets: [...published, ...targets] }, jobs };
+    });
+    if (!started) return null;
+    this.sendCommitted(started.jobs);
+    started.post.targets.sort((a, b) => a.position - b.position);
+    return started.post;
+  }
+
+  /** Starts scheduled posts whose time has come (SKIP LOCKED: replicas share them); answers how many. */
+  async startDue(now: Date, batchSize: number): Promise<number> {
+    const { started, jobs } = await transaction(this.pool, async (tx) => {
+      const due = await tx.query<{ id: string; attempts: number; accounts: string[] }>({
+        ...sql.START_DUE,
+        values: [now, batchSize],
+      });
+      const rows = due.rows.flatMap((post) =>
+        post.accounts.map((accountId) => publishJobRow(post.id, accountId, post.attempts)),
+      );
+      return { started: due.rowCount ?? 0, jobs: await writeOutbox(tx, { jobs: rows }) };
+    });
+    this.sendCommitted(jobs);
+    return started;
+  }
+
+  /** Claims a target for this attempt; null when settled already or superseded (see CLAIM_TARGET). */
+  async claimTarget(
+    job: { post_id: string; account_id: string; attempt: number },
+    windowStart: Date,
+  ): Promise<ClaimedTarget | null> {
+    const values = [job.post_id, job.account_id, job.attempt, windowStart];
+    const { rows } = await this.pool.query<Row>({ ...sql.CLAIM_TARGET, values });
+    return rows[0] ? claimedTarget(job, rows[0]) : null;
+  }
+
+  /** Progress recorded before the next step, so a worker that dies resumes from it. */
+  async recordContainer(target: TargetRef, containerId: string): Promise<void> {
+    await this.pool.query({
+      ...sql.RECORD_CONTAINER,
+      values: [target.postId, target.accountId, containerId],
+    });
+  }
+
+  async recordPublishSent(target: TargetRef, sentAt: Date): Promise<void> {
+    await this.pool.query({ ...sql.RECORD_PUBLISH_SENT, values: [target.postId, target.accountId, sentAt] });
+  }
+
+  /** Records a target's outcome; answers the post's targets left unsettled (undefined: settled already). */
+  async recordOutcome(target: TargetRef, outcome: TargetOutcome): Promise<number | undefined> {
+    const published = outcome.status === 'published' ? outcome : undefined;
+    const { rows } = await this.pool.query<{ unsettled: number }>({
+      ...sql.RECORD_OUTCOME,
+      values: [
+        target.postId,
+        target.accountId,
+        outcome.status,
+        outcome.status === 'failed' ? outcome.error : null,
+        published?.platformPostId ?? null,
+        published?.permalink ?? null,
+        published?.publishedAt ?? null,
+        published?.firstCommentId ?? null,
+        published?.firstCommentError ?? null,
+      ],
+    });
+    return rows[0]?.unsettled;
+  }
+
+  /** The settled post's outcome and its event, written only while it is publishing; false if not. */
+  async writeSettlement(post: Post, event: OutboxInsert): Promise<boolean> {
+    const written = await this.pool.query({
+      ...sql.SETTLE_POST,
+      values: [
+        post.id,
+        post.status,
+        post.lastError,
+        post.publishedAt,
+        post.updatedAt,
+        ...outboxColumns([event]),
+      ],
+    });
+    if (written.rowCount === 0) return false;
+    this.sendCommitted([event]);
+    return true;
+  }
+
+  async status(id: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ status: string }>({ ...sql.POST_STATUS, values: [id] });
+    return rows[0]?.status;
+  }
+
+  /** When the account's posts in the window were published, oldest first. */
+  async publishedSince(accountId: string, since: Date): Promise<Date[]> {
+    const values = [accountId, since];
+    const { rows } = await this.pool.query<{ published_at: Date }>({ ...sql.PUBLISHED_IN_WINDOW, values });
+    return rows.map((r) => r.published_at);
+  }
+
+  /** The oldest post of the workspace that lists this media and may still be sent, if any. */
+  async unpublishedPostWithMedia(tx: Queryable, workspaceId: string, mediaId: string) {
+    const values = [workspaceId, mediaId];
+    const { rows } = await tx.query<{ id: string; status: string }>({
+      ...sql.UNPUBLISHED_POST_WITH_MEDIA,
+      values,
+    });
+    return rows[0];
+  }
+
+  async deleteWorkspacePosts(workspaceId: string): Promise<void> {
+    await this.db.post.deleteMany({ where: { workspaceId } });
+  }
+
+  private sendCommitted(rows: OutboxInsert[]): void {
+    void this.relay.publishCommitted(rows);
+  }
+}
+
+async function lockMedia(tx: pg.PoolClient, mediaIds: string[]): Promise<boolean> {
+  if (mediaIds.length === 0) return true;
+  const { rows } = await tx.query({ ...sql.LOCK_MEDIA, values: [mediaIds] });
+  return rows.length === new Set(mediaIds).size;
+}

@@ -1,0 +1,51 @@
+import { GraphApiError, type GraphClient } from '@svc/graph-client';
+import type { Logger } from '@svc/logging';
+import type { AccountToken } from '../accounts-directory.ts';
+import type { MediaFiles } from '../media/media-files.ts';
+import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
+import type { PostStore } from '../posts/post-store.ts';
+import { askUntilSettled } from './unknown-outcome.ts';
+
+/** What publishing to a network uses: the Graph client, the post store, the media files, a clock. */
+export interface NetworkTools {
+  graph: GraphClient;
+  store: PostStore;
+  files: MediaFiles;
+  logger: Logger;
+  now: () => Date;
+}
+
+/**
+ * One network's way of publishing a claimed target. The moment the final call is sent is recorded
+ * first; when its answer is lost (timeout, connection cut), the network is asked for a while
+ * whether it went through (`adopt`) before anything concludes it did not: failing too early would
+ * let a re-publish post it a second time.
+ */
+export abstract class NetworkPublisher {
+  constructor(protected readonly tools: NetworkTools) {}
+
+  abstract publish(target: ClaimedTarget, account: AccountToken): Promise<Published>;
+
+  protected async sendOnce(
+    target: ClaimedTarget,
+    send: () => Promise<string>,
+    adopt: (sentAt: Date) => Promise<Published | null>,
+  ): Promise<{ id: string } | { adopted: Published }> {
+    const sentAt = this.tools.now();
+    await this.tools.store.recordPublishSent(target, sentAt);
+    try {
+      return { id: await send() };
+    } catch (error) {
+      if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
+        const adopted = await askUntilSettled(() => adopt(sentAt));
+        if (adopted) return { adopted };
+      }
+      throw error;
+    }
+  }
+
+  /** The signed URLs of the target's media, in its order, as this network takes them. */
+  protected mediaUrls(target: ClaimedTarget): Promise<string[]> {
+    return Promise.all(target.media.map((m) => this.tools.files.publishableUrl(m, target.network)));
+  }
+}

@@ -1,0 +1,98 @@
+import { GraphApiError } from '@svc/graph-client';
+import type { AccountsDirectory, AccountToken } from '../accounts-directory.ts';
+import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
+import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
+import { InstagramPublisher, PublishRefused } from './instagram.ts';
+import type { NetworkPublisher, NetworkTools } from './network-publisher.ts';
+import { PagePublisher } from './page.ts';
+import type { Settlement } from './settlement.ts';
+
+/**
+ * A publish job: one target of one post, for one attempt (`jobs.publish` on the JOBS work queue,
+ * written to the outbox with the post by the post store). Idempotent: a settled target is skipped,
+ * so a redelivered job (crash, timeout) never posts twice; a half-done one resumes from what was
+ * recorded. Provider refusals fail the target with the provider's message (failed posts are never
+ * retried automatically); our own faults (database, bus) leave the job for redelivery.
+ */
+export interface PublishJob {
+  post_id: string;
+  account_id: string;
+  attempt: number;
+}
+
+/** Claims and carries out publish jobs. */
+export class PublishJobs {
+  private readonly networks: Record<string, NetworkPublisher>;
+
+  constructor(
+    private readonly tools: NetworkTools & { accounts: AccountsDirectory; settlement: Settlement },
+  ) {
+    this.networks = { photo_network: new InstagramPublisher(tools), page_network: new PagePublisher(tools) };
+  }
+
+  async handle(job: PublishJob): Promise<void> {
+    const { store, accounts, settlement } = this.tools;
+    // The token is asked for beside the claim (the job names the account): it is wasted only on a
+    // redelivered job whose target settled already.
+    const [target, account] = await Promise.all([
+      store.claimTarget(job, windowStart(this.tools.now())),
+      accounts.token(job.account_id),
+    ]);
+    // Settled already (a redelivered job), or superseded. Its settlement may have counted the post
+    // down to 0 and then died before settling the post: that is finished here.
+    if (!target) return settlement.settlePost(job.post_id);
+    const fail = (error: string) => settlement.settleTarget(target, { status: 'failed', error });
+    if ('error' in account) return fail(account.error);
+    const refusal = dailyLimitRefusal(target);
+    if (refusal) return fail(refusal);
+    try {
+      const published = await this.publish(target, account);
+      await settlement.settleTarget(target, {
+        status: 'published',
+        ...published,
+        publishedAt: this.tools.now(),
+      });
+    } catch (error) {
+      if (error instanceof PublishRefused) return fail(error.message);
+      if (!(error instanceof GraphApiError)) throw error;
+      await accounts.reportTokenProblem(target.accountId, account.token, error);
+      return fail(error.message);
+    }
+  }
+
+  /** The target published, then its first comment (whose failure is reported, not fatal). */
+  private async publish(target: ClaimedTarget, account: AccountToken) {
+    const network = this.networks[target.network];
+    if (!network) throw new PublishRefused(`unknown network ${target.network}`);
+    const published = await network.publish(target, account);
+    return { ...published, ...(await this.postFirstComment(target, account, published)) };
+  }
+
+  /**
+   * `options.first_comment`, posted right after the target is published. Its failure is reported
+   * on the target (`first_comment_error`) and does not fail the post: the post itself is live.
+   */
+  private async postFirstComment(target: ClaimedTarget, { token }: AccountToken, published: Published) {
+    const text = target.options.first_comment;
+    if (typeof text !== 'string' || text === '') return {};
+    const { inbox } = this.tools.graph;
+    try {
+      const comment =
+        target.network === 'photo_network'
+          ? await inbox.commentOnInstagramMedia(token, published.platformPostId, text)
+          : await inbox.commentOnPageObject(token, published.platformPostId, text);
+      return { firstCommentId: comment.id };
+    } catch (error) {
+      if (!(error instanceof GraphApiError)) throw error;
+      return { firstCommentError: error.message };
+    }
+  }
+}
+
+/** The daily limit applies before anything is sent (a resumed job has sent already). */
+function dailyLimitRefusal(target: ClaimedTarget): string | undefined {
+  const limited = target.network === 'photo_network' && !target.containerId;
+  if (limited && target.publishedInWindow >= DAILY_PHOTO_LIMIT)
+    return `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`;
+  return undefined;
+}
