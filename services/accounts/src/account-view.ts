@@ -1,9 +1,13 @@
 import type { Account as AccountMessage } from '@svc/contracts';
+import type { AccountView } from '@svc/contracts/public';
 import type { Account as AccountRow } from './generated/prisma/client.ts';
 
 type AccountInit = Omit<AccountMessage, '$typeName' | '$unknown'>;
 
-/** The public account record (spec 2.2) as the gRPC message; the token never leaves this service. */
+/**
+ * The account as other services use it internally (publishing's checks and jobs); the token never
+ * leaves this service. Partners see `accountJson` instead.
+ */
 export function toAccountMessage(row: AccountRow): AccountInit {
   return {
     id: row.id,
@@ -23,15 +27,14 @@ export function toAccountMessage(row: AccountRow): AccountInit {
 }
 
 /**
- * The same record as JSON, exactly as `GET /v1/accounts/:id` shows it: what `data.account` of an
- * account event carries. The gateway's view of the gRPC message must produce the same object (a
- * test compares them).
+ * The account as partners see it (`AccountView`): what `GET /v1/accounts/:id` answers and what
+ * `data.account` of an account event carries. The only place an account row becomes it.
  */
-export function accountJson(row: AccountRow) {
+export function accountJson(row: AccountRow): AccountView {
   return {
     id: row.id,
     workspace: row.workspaceId,
-    network: row.network,
+    network: row.network as AccountView['network'],
     platform_id: row.platformId,
     username: row.username,
     display_name: row.displayName,

@@ -2,7 +2,7 @@ import type { AccountsService, Caller as CallerMessage, ServiceImplementation } 
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
 import { isTokenProblem } from '@svc/graph-client';
-import { toAccountMessage } from './account-view.ts';
+import { accountJson, toAccountMessage } from './account-view.ts';
 import {
   deleteAccount,
   describeAccounts,
@@ -103,10 +103,11 @@ export function accountsHandlers(
     },
     async listAccounts(req) {
       const { accounts, total } = await listAccounts(ctx, callerOf(req.caller), req);
-      return { accounts: accounts.map(toAccountMessage), total };
+      return { accountsJson: accounts.map((a) => JSON.stringify(accountJson(a))), total };
     },
     async getAccount(req) {
-      return { account: toAccountMessage(await getAccount(ctx.pool, callerOf(req.caller), req.accountId)) };
+      const account = await getAccount(ctx.pool, callerOf(req.caller), req.accountId);
+      return { accountJson: JSON.stringify(accountJson(account)) };
     },
     async describeAccounts(req) {
       const accounts = await describeAccounts(ctx.pool, req.accountIds);
@@ -119,7 +120,8 @@ export function accountsHandlers(
       return {};
     },
     async refreshAccount(req) {
-      return { account: toAccountMessage(await refreshAccount(ctx, callerOf(req.caller), req.accountId)) };
+      const account = await refreshAccount(ctx, callerOf(req.caller), req.accountId);
+      return { accountJson: JSON.stringify(accountJson(account)) };
     },
     async deauthorize(req) {
       return { accountsRevoked: await deauthorize(ctx, req.signedRequest) };

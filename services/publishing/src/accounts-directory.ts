@@ -87,11 +87,6 @@ export class AccountsDirectory {
     );
   }
 
-  /** An account of the caller's scope as the accounts service answers it now (not kept). */
-  async current(caller: Caller, accountId: string): Promise<Account | undefined> {
-    return (await this.client.getAccount({ caller, accountId })).account;
-  }
-
   /**
    * A dead token also changes the account's status (through accounts), so the partner learns of it.
    * The kept token is dropped first; when accounts now holds another one (the account was

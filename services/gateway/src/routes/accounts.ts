@@ -1,48 +1,10 @@
-import type { Account } from '@svc/contracts';
+import { accountView, network } from '@svc/contracts/public';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { AccountsClient } from '../clients.ts';
+import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
-
-const network = z.enum(['photo_network', 'page_network']);
-
-export const accountView = z
-  .object({
-    id: z.string(),
-    workspace: z.string(),
-    network,
-    platform_id: z.string().describe("the network's own id"),
-    username: z.string(),
-    display_name: z.string(),
-    avatar_url: z.string(),
-    page_id: z.string().describe('the page; for a photo-network account, its linked page'),
-    status: z.string().describe('active, expired, revoked or error'),
-    last_error: z.string().nullable().describe('why the account is not active, and how to fix it'),
-    scopes: z.array(z.string()),
-    token_expires_at: timestamp.nullable().describe('null when the token does not expire'),
-    connected_at: timestamp,
-  })
-  .meta({ id: 'Account' });
-
-/** The public account record (spec 2.2); account events carry the same object. */
-export function toAccountView(a: Account): z.infer<typeof accountView> {
-  return {
-    id: a.id,
-    workspace: a.workspaceId,
-    network: a.network as z.infer<typeof network>,
-    platform_id: a.platformId,
-    username: a.username,
-    display_name: a.displayName,
-    avatar_url: a.avatarUrl,
-    page_id: a.pageId,
-    status: a.status,
-    last_error: a.lastError ?? null,
-    scopes: a.scopes,
-    token_expires_at: a.tokenExpiresAt || null,
-    connected_at: a.connectedAt,
-  };
-}
 
 const connectLinkView = z
   .object({
@@ -119,7 +81,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: paged(accountView),
       async handler({ principal, params, query }) {
-        const { accounts: list, total } = await accounts.listAccounts({
+        const { accountsJson, total } = await accounts.listAccounts({
           caller: caller(principal),
           workspaceId: params.id,
           network: query.network ?? '',
@@ -127,7 +89,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
           page: query.page,
           limit: query.limit,
         });
-        return { data: list.map(toAccountView), page: query.page, limit: query.limit, total };
+        return pagedJsonText(accountsJson, query.page, query.limit, total);
       },
     }),
     defineRoute({
@@ -139,8 +101,11 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: accountView,
       async handler({ principal, params }) {
-        const { account } = await accounts.getAccount({ caller: caller(principal), accountId: params.id });
-        return toAccountView(account as Account);
+        const { accountJson } = await accounts.getAccount({
+          caller: caller(principal),
+          accountId: params.id,
+        });
+        return jsonText(accountJson);
       },
     }),
     defineRoute({
@@ -164,11 +129,11 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: accountView,
       async handler({ principal, params }) {
-        const { account } = await accounts.refreshAccount({
+        const { accountJson } = await accounts.refreshAccount({
           caller: caller(principal),
           accountId: params.id,
         });
-        return toAccountView(account as Account);
+        return jsonText(accountJson);
       },
     }),
   ];

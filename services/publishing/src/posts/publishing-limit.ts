@@ -1,6 +1,6 @@
 import type { PublishingLimitView } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
-import { ServiceError } from '@svc/errors';
+import { errors, ServiceError } from '@svc/errors';
 import type { AccountsDirectory } from '../accounts-directory.ts';
 import type { PostStore } from './post-store.ts';
 
@@ -17,8 +17,9 @@ export async function publishingLimit(
   caller: Caller,
   accountId: string,
 ): Promise<PublishingLimitView> {
-  const account = await deps.accounts.current(caller, accountId);
-  if (account?.network !== 'photo_network')
+  const [account] = await deps.accounts.visible(caller, [accountId]);
+  if (!account) throw errors.notFound('account');
+  if (account.network !== 'photo_network')
     throw new ServiceError('unsupported', 'the publishing limit applies to photo_network accounts only');
   const published = await deps.store.publishedSince(accountId, windowStart(deps.now()));
   const used = published.length;
