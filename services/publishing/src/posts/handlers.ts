@@ -4,8 +4,8 @@ import { errors } from '@svc/errors';
 import type { AccountsDirectory } from '../accounts-directory.ts';
 import type { Db } from '../db.ts';
 import { dryRun } from './dry-run.ts';
-import { idempotent } from './idempotency.ts';
-import { dateOrNull, optionsOf, type PostInput } from './post-input.ts';
+import { type Idempotency, idempotent } from './idempotency.ts';
+import { dateOrNull, optionsOf, type PostInput, patchOf } from './post-input.ts';
 import type { PostWithTargets } from './post-rows.ts';
 import type { PostStore } from './post-store.ts';
 import { viewOfPost } from './post-view.ts';
@@ -40,41 +40,34 @@ function callerOf(message: CallerMessage | undefined): Caller {
 
 const postJson = (post: PostWithTargets) => JSON.stringify(viewOfPost(post));
 
+/**
+ * A write (create or publish) under the request's Idempotency-Key, answered with the post as it
+ * stands once the wait (if any) is over: as its settlement event showed it, else the one this
+ * request just wrote when nothing was waited for, else read again (a replay, an outcome that came
+ * before the wait began, or a wait that timed out).
+ */
+async function writeAndAnswer(
+  deps: PostHandlerDeps,
+  caller: Caller,
+  req: { idempotency?: Idempotency | undefined; waitMs: number },
+  write: () => Promise<PostWithTargets>,
+) {
+  let written: PostWithTargets | undefined;
+  const run = async () => {
+    written = await write();
+    return written.id;
+  };
+  const { postId, replayed } = await idempotent(deps, caller.partnerId, req.idempotency, run);
+  const settled = await deps.settlements.wait(postId, Math.min(req.waitMs, MAX_WAIT_MS));
+  if (settled) return { postJson: JSON.stringify(settled), replayed };
+  const current = written && !replayed && req.waitMs <= 0 ? written : await deps.posts.get(caller, postId);
+  return { postJson: postJson(current), replayed };
+}
+
 export function postHandlers(
   deps: PostHandlerDeps,
 ): Pick<ServiceImplementation<typeof PublishingService>, PostMethods> {
   const { posts } = deps;
-  /**
-   * The post as it stands once the wait (if any) is over: as its settlement event showed it, else
-   * the one this request just wrote when nothing was waited for, else read again (a replay, an
-   * outcome that came before the wait began, or a wait that timed out).
-   */
-  const answer = async (
-    caller: Caller,
-    result: { postId: string; replayed: boolean },
-    waitMs: number,
-    written?: PostWithTargets,
-  ) => {
-    const settled = await deps.settlements.wait(result.postId, Math.min(waitMs, MAX_WAIT_MS));
-    if (settled) return { postJson: JSON.stringify(settled), replayed: result.replayed };
-    const current =
-      written && !result.replayed && waitMs <= 0 ? written : await posts.get(caller, result.postId);
-    return { postJson: postJson(current), replayed: result.replayed };
-  };
-  /** Runs a write under the request's Idempotency-Key, keeping the post it wrote. */
-  const once = async (
-    caller: Caller,
-    req: { idempotency?: { key: string; requestHash: string } | undefined },
-    write: () => Promise<PostWithTargets>,
-  ) => {
-    let written: PostWithTargets | undefined;
-    const run = async () => {
-      written = await write();
-      return written.id;
-    };
-    const result = await idempotent(deps, caller.partnerId, req.idempotency, run);
-    return { result, written };
-  };
   return {
     async createPost(req) {
       const caller = callerOf(req.caller);
@@ -90,8 +83,7 @@ export function postHandlers(
         createdBy: req.createdBy || 'api',
       };
       if (req.dryRun) return { dryRunJson: JSON.stringify(await dryRun(posts, caller, input, deps.now())) };
-      const { result, written } = await once(caller, req, () => posts.create(caller, input));
-      return answer(caller, result, req.waitMs, written);
+      return writeAndAnswer(deps, caller, req, () => posts.create(caller, input));
     },
     async getPost(req) {
       return { postJson: postJson(await posts.get(callerOf(req.caller), req.postId)) };
@@ -101,18 +93,7 @@ export function postHandlers(
       return { postsJson: found.map(postJson), total };
     },
     async updatePost(req) {
-      const post = await posts.update(callerOf(req.caller), req.postId, {
-        caption: req.caption,
-        mediaIds: req.replaceMedia ? req.mediaIds : undefined,
-        accountIds: req.replaceTargets ? req.accountIds : undefined,
-        scheduleAt: req.clearSchedule
-          ? null
-          : req.scheduleAt
-            ? dateOrNull(req.scheduleAt, 'schedule_at')
-            : undefined,
-        externalRef: req.externalRef,
-        options: req.optionsJson === undefined ? undefined : optionsOf(req.optionsJson),
-      });
+      const post = await posts.update(callerOf(req.caller), req.postId, patchOf(req));
       return { postJson: postJson(post) };
     },
     async getPublishingLimit(req) {
@@ -120,8 +101,7 @@ export function postHandlers(
     },
     async publishPost(req) {
       const caller = callerOf(req.caller);
-      const { result, written } = await once(caller, req, () => posts.publish(caller, req.postId));
-      return answer(caller, result, req.waitMs, written);
+      return writeAndAnswer(deps, caller, req, () => posts.publish(caller, req.postId));
     },
   };
 }

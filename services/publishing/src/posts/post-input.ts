@@ -1,3 +1,4 @@
+import type { UpdatePostRequest } from '@svc/contracts';
 import { errors } from '@svc/errors';
 
 /** What a new post asks for, parsed from its request. */
@@ -44,4 +45,17 @@ export function optionsOf(json: string | undefined): Record<string, unknown> {
 export function initialStatus(input: Pick<PostInput, 'draft' | 'scheduleAt'>, now: Date) {
   if (input.draft) return 'draft';
   return input.scheduleAt && input.scheduleAt > now ? 'scheduled' : 'publishing';
+}
+
+/** A change of a post from its request: `replace_*` and `clear_schedule` say what is replaced. */
+export function patchOf(req: Omit<UpdatePostRequest, '$typeName'>): PostPatch {
+  const scheduleAt = req.scheduleAt ? dateOrNull(req.scheduleAt, 'schedule_at') : undefined;
+  return {
+    caption: req.caption,
+    mediaIds: req.replaceMedia ? req.mediaIds : undefined,
+    accountIds: req.replaceTargets ? req.accountIds : undefined,
+    scheduleAt: req.clearSchedule ? null : scheduleAt,
+    externalRef: req.externalRef,
+    options: req.optionsJson === undefined ? undefined : optionsOf(req.optionsJson),
+  };
 }
