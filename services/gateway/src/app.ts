@@ -1,6 +1,12 @@
 import type { Bus } from '@svc/bus';
 import { enterRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, saneRequestId } from '@svc/logging';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  LogController,
+  type onRequestAsyncHookHandler,
+  type onResponseAsyncHookHandler,
+} from 'fastify';
 import { authenticateRequest, rateLimitedError, retryAfterSeconds } from './auth/authenticate.ts';
 import type { Limiter, LimitResult } from './auth/limiter.ts';
 import type { Principal } from './auth/principal.ts';
@@ -57,7 +63,7 @@ export function allRoutes(
 const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
-  const { config, limiter, clients, requestLog } = deps;
+  const { config, clients, requestLog } = deps;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our onResponse hook writes one line per request (key id, route, status, duration).
@@ -73,7 +79,24 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', authenticate(deps));
+  app.addHook('onResponse', logRequest(requestLog));
+
+  const routes = allRoutes(clients, config);
+  for (const route of routes) registerRoute(app, route);
+  const openapi = buildOpenApi(routes, '1.0.0');
+  app.get('/v1/openapi.json', async () => openapi);
+  app.get('/v1/docs', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
+  );
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  registerUnversioned(app, deps);
+  return app;
+}
+
+/** Authenticates `/v1` requests and applies the key's rate limit (one Redis script per request). */
+function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHandler {
+  return async (request, reply) => {
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
@@ -89,9 +112,12 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
       reply.header('Retry-After', String(retryAfterSeconds(limit)));
       throw rateLimitedError(limit);
     }
-  });
+  };
+}
 
-  app.addHook('onResponse', async (request, reply) => {
+/** One log line per request, and the request log of authenticated ones (key id, route, status, duration). */
+function logRequest(requestLog: GatewayDeps['requestLog']): onResponseAsyncHookHandler {
+  return async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const durationMs = Math.round(reply.elapsedTime);
     const keyId = request.principal?.keyId ?? '';
@@ -116,16 +142,11 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
         at: new Date().toISOString(),
       });
     }
-  });
+  };
+}
 
-  const routes = allRoutes(clients, config);
-  for (const route of routes) registerRoute(app, route);
-  const openapi = buildOpenApi(routes, '1.0.0');
-  app.get('/v1/openapi.json', async () => openapi);
-  app.get('/v1/docs', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
-  );
-  app.get('/healthz', async () => ({ status: 'ok' }));
+/** What lives outside `/v1` routes' tables: the hosted connect pages, Meta's callbacks, media files. */
+function registerUnversioned(app: FastifyInstance, { config, limiter, clients, bus }: GatewayDeps): void {
   const connectDeps = {
     accounts: clients.accounts,
     limiter,
@@ -134,7 +155,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   for (const prefix of CONNECT_PREFIXES) app.register(connectRoutes(connectDeps), { prefix });
   app.register(
     metaWebhookRoutes({
-      bus: deps.bus,
+      bus,
       accounts: clients.accounts,
       appSecret: config.META_APP_SECRET,
       verifyToken: config.META_VERIFY_TOKEN,
@@ -142,7 +163,6 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   );
   // Signed media URLs the networks fetch (outside /v1: the token is the credential).
   app.register(mediaFileRoutes(clients.publishing));
-  return app;
 }
 
 /** `/v1` routes carry an API key, except the docs and the hosted connect pages. */
