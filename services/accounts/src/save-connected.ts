@@ -30,7 +30,25 @@ export async function candidatesFor(
   network: Network,
   page: PageAccount,
 ): Promise<{ candidates: ConnectCandidate[]; problems: { subject: string; message: string }[] }> {
+  const granted = await grantOf(ctx, page);
   const candidates: ConnectCandidate[] = [];
+  if (network === 'page_network') candidates.push(pageCandidate(page, granted));
+  const problems = [];
+  if (page.instagram_business_account) candidates.push(await instagramCandidate(ctx, page, granted));
+  else if (network === 'photo_network') {
+    problems.push({
+      subject: page.name,
+      message: `The Page "${page.name}" has no linked Instagram professional account. Link one (in the Page's settings: Linked accounts → Instagram; the Instagram account must be a business or creator account), then connect again.`,
+    });
+  }
+  for (const c of candidates) if (c.problem) problems.push({ subject: c.displayName, message: c.problem });
+  return { candidates, problems };
+}
+
+type Granted = Awaited<ReturnType<typeof grantOf>>;
+
+/** What the Page's token grants, the fields every candidate of the Page shares, and a missing token's problem. */
+async function grantOf(ctx: AccountsContext, page: PageAccount) {
   const pageToken = page.access_token ?? null;
   const info = pageToken ? await ctx.graph.oauth.debugToken(pageToken) : null;
   const grant = { scopes: info?.scopes ?? [], granular: info?.granular_scopes };
@@ -43,43 +61,42 @@ export async function candidatesFor(
   const noToken = pageToken
     ? null
     : `No Page access was granted for "${page.name}": you need a role on this Page (ask a Page admin), then connect again.`;
-  if (network === 'page_network') {
-    const scopes = scopesFor(grant, page.id, page.id);
-    candidates.push({
-      ...common,
-      network,
-      platformId: page.id,
-      username: page.name,
-      displayName: page.name,
-      avatarUrl: page.picture?.data.url ?? '',
-      scopes,
-      problem: noToken ?? grantProblem('page_network', `The Page "${page.name}"`, scopes, page.tasks),
-    });
-  }
-  const ig = page.instagram_business_account;
-  const problems = [];
-  if (ig) {
-    const profile = pageToken ? await instagramProfile(ctx, pageToken, ig.id) : {};
-    const username = profile.username ?? ig.username ?? '';
-    const scopes = scopesFor(grant, ig.id, page.id);
-    candidates.push({
-      ...common,
-      network: 'photo_network',
-      platformId: ig.id,
-      username,
-      displayName: profile.name ?? username,
-      avatarUrl: profile.profile_picture_url ?? '',
-      scopes,
-      problem: noToken ?? grantProblem('photo_network', `The Instagram account @${username}`, scopes),
-    });
-  } else if (network === 'photo_network') {
-    problems.push({
-      subject: page.name,
-      message: `The Page "${page.name}" has no linked Instagram professional account. Link one (in the Page's settings: Linked accounts → Instagram; the Instagram account must be a business or creator account), then connect again.`,
-    });
-  }
-  for (const c of candidates) if (c.problem) problems.push({ subject: c.displayName, message: c.problem });
-  return { candidates, problems };
+  return { grant, common, noToken };
+}
+
+function pageCandidate(page: PageAccount, { grant, common, noToken }: Granted): ConnectCandidate {
+  const scopes = scopesFor(grant, page.id, page.id);
+  return {
+    ...common,
+    network: 'page_network',
+    platformId: page.id,
+    username: page.name,
+    displayName: page.name,
+    avatarUrl: page.picture?.data.url ?? '',
+    scopes,
+    problem: noToken ?? grantProblem('page_network', `The Page "${page.name}"`, scopes, page.tasks),
+  };
+}
+
+async function instagramCandidate(
+  ctx: AccountsContext,
+  page: PageAccount,
+  { grant, common, noToken }: Granted,
+): Promise<ConnectCandidate> {
+  const ig = page.instagram_business_account as NonNullable<PageAccount['instagram_business_account']>;
+  const profile = common.token ? await instagramProfile(ctx, common.token, ig.id) : {};
+  const username = profile.username ?? ig.username ?? '';
+  const scopes = scopesFor(grant, ig.id, page.id);
+  return {
+    ...common,
+    network: 'photo_network',
+    platformId: ig.id,
+    username,
+    displayName: profile.name ?? username,
+    avatarUrl: profile.profile_picture_url ?? '',
+    scopes,
+    problem: noToken ?? grantProblem('photo_network', `The Instagram account @${username}`, scopes),
+  };
 }
 
 /** A profile read failure (for example a missing permission) must not hide the account: the grant check names it. */

@@ -144,7 +144,32 @@ function recentPublishes(world: World, igId: string): number[] {
 function publish(ctx: Ctx, igId: string) {
   requireScope(assertIgAccess(ctx.world, ctx.caller(), igId), 'instagram_content_publish', 10);
   const { world } = ctx;
-  const container = world.store.containers.get(requireString(ctx.params, 'creation_id'));
+  const container = publishableContainer(world, igId, requireString(ctx.params, 'creation_id'));
+  const urls =
+    container.kind === 'CAROUSEL'
+      ? container.children.map((id) => world.store.containers.get(id)?.imageUrl ?? '')
+      : [container.imageUrl ?? ''];
+  const media: IgMedia = {
+    id: world.ids.igMedia(),
+    igId,
+    shortcode: world.ids.shortcode(),
+    caption: container.caption,
+    mediaType: container.kind === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : 'IMAGE',
+    mediaUrls: urls,
+    createdAt: ctx.now,
+    containerId: container.id,
+    commentsEnabled: true,
+  };
+  world.store.igMedia.set(media.id, media);
+  container.published = true;
+  container.mediaId = media.id;
+  world.store.publishTimes.get(igId)?.push(ctx.now);
+  return { id: media.id };
+}
+
+/** The container media_publish names, refused as Meta refuses it: unknown, not ready, over quota. */
+function publishableContainer(world: World, igId: string, containerId: string) {
+  const container = world.store.containers.get(containerId);
   const status = container ? containerStatus(world, container) : 'EXPIRED';
   if (
     !container ||
@@ -177,26 +202,7 @@ function publish(ctx: Ctx, igId: string) {
       { error_subcode: 2207042, is_transient: false },
     );
   }
-  const urls =
-    container.kind === 'CAROUSEL'
-      ? container.children.map((id) => world.store.containers.get(id)?.imageUrl ?? '')
-      : [container.imageUrl ?? ''];
-  const media: IgMedia = {
-    id: world.ids.igMedia(),
-    igId,
-    shortcode: world.ids.shortcode(),
-    caption: container.caption,
-    mediaType: container.kind === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : 'IMAGE',
-    mediaUrls: urls,
-    createdAt: ctx.now,
-    containerId: container.id,
-    commentsEnabled: true,
-  };
-  world.store.igMedia.set(media.id, media);
-  container.published = true;
-  container.mediaId = media.id;
-  world.store.publishTimes.get(igId)?.push(ctx.now);
-  return { id: media.id };
+  return container;
 }
 
 export function mediaShape(world: World, media: IgMedia): NodeShape {
