@@ -7,7 +7,7 @@ import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
 
 const network = z.enum(['photo_network', 'page_network']);
 
-export const accountView = z
+const accountView = z
   .object({
     id: z.string(),
     workspace: z.string(),
@@ -26,7 +26,7 @@ export const accountView = z
   .meta({ id: 'Account' });
 
 /** The public account record (spec 2.2); account events carry the same object. */
-export function toAccountView(a: Account): z.infer<typeof accountView> {
+function toAccountView(a: Account): z.infer<typeof accountView> {
   return {
     id: a.id,
     workspace: a.workspaceId,

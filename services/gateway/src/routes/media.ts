@@ -9,9 +9,9 @@ import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
 
 /** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
-export const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
 
-export const mediaView = z
+const mediaView = z
   .object({
     id: z.string(),
     workspace: z.string(),
@@ -24,7 +24,7 @@ export const mediaView = z
   })
   .meta({ id: 'Media' });
 
-export function toMediaView(m: Media): z.infer<typeof mediaView> {
+function toMediaView(m: Media): z.infer<typeof mediaView> {
   return {
     id: m.id,
     workspace: m.workspaceId,

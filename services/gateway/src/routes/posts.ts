@@ -22,7 +22,7 @@ const targetView = z.object({
   first_comment_error: z.string().nullable(),
 });
 
-export const postView = z
+const postView = z
   .object({
     id: z.string(),
     workspace: z.string(),
@@ -45,7 +45,7 @@ export const postView = z
   .meta({ id: 'Post' });
 
 /** The public post record (spec 2.3, 2.4); post events carry the same object. */
-export function toPostView(p: Post): z.infer<typeof postView> {
+function toPostView(p: Post): z.infer<typeof postView> {
   return {
     id: p.id,
     workspace: p.workspaceId,
