@@ -2,7 +2,7 @@
  * Outbound requests: one deadline over a whole exchange and, for URLs that someone else chose
  * (webhook deliveries, media fetched by URL), which addresses are off limits (loopback, private,
  * link-local, cloud metadata...) and a socket `lookup` that enforces it on the resolved address at
- * connect time.
+ * connect time; and why a request failed, in words.
  */
 export { blockedReason } from './addresses.ts';
 export { Deadline } from './deadline.ts';
@@ -16,3 +16,4 @@ export {
   type Resolver,
   systemResolver,
 } from './lookup.ts';
+export { describeNetworkError } from './network-errors.ts';

@@ -3,6 +3,7 @@ import { errors, ServiceError } from '@svc/errors';
 import {
   assertLiteralHostAllowed,
   BlockedAddressError,
+  describeNetworkError,
   guardedLookup,
   hostOf,
   type Resolver,
@@ -180,7 +181,7 @@ function failure(error: unknown, url: URL, deadline: AbortSignal, hop: number): 
   const blockedError = findBlocked(error);
   if (blockedError) return blocked(blockedError, hop);
   if (deadline.aborted) return networkError(url, (deadline.reason as Error).message);
-  return networkError(url, describeError(error));
+  return networkError(url, describeNetworkError(error));
 }
 
 function findBlocked(error: unknown): BlockedAddressError | null {
@@ -190,22 +191,4 @@ function findBlocked(error: unknown): BlockedAddressError | null {
     current = (current as { cause?: unknown }).cause;
   }
   return null;
-}
-
-function describeError(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'DNS lookup failed',
-    UND_ERR_SOCKET: 'connection closed by the server',
-    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
-    UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
-    CERT_HAS_EXPIRED: 'TLS certificate expired',
-    DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
-    ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
-  };
-  return (code && known[code]) ?? (code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'unknown error'));
 }
