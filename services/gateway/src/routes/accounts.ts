@@ -1,6 +1,6 @@
 import type { Account } from '@svc/contracts';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { AccountsClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
@@ -56,11 +56,6 @@ const connectLinkView = z
   })
   .meta({ id: 'ConnectLink' });
 
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
-
 const workspaceParams = z.strictObject({ id: idParam('workspace', 'workspace') });
 const accountParams = z.strictObject({ id: idParam('account', 'account') });
 
@@ -87,7 +82,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: connectLinkView,
       async handler({ principal, params, body }) {
         const { link } = await accounts.createConnectLink({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: params.id,
           networks: body.networks ?? [],
           redirectUrl: body.redirect_url ?? '',
@@ -120,7 +115,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: paged(accountView),
       async handler({ principal, params, query }) {
         const { accounts: list, total } = await accounts.listAccounts({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: params.id,
           network: query.network ?? '',
           status: query.status ?? '',
@@ -139,7 +134,10 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: accountView,
       async handler({ principal, params }) {
-        const { account } = await accounts.getAccount({ caller: caller(principal), accountId: params.id });
+        const { account } = await accounts.getAccount({
+          caller: grpcCaller(principal),
+          accountId: params.id,
+        });
         return toAccountView(account as Account);
       },
     }),
@@ -152,7 +150,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       params: accountParams,
       status: 204,
       async handler({ principal, params }) {
-        await accounts.deleteAccount({ caller: caller(principal), accountId: params.id });
+        await accounts.deleteAccount({ caller: grpcCaller(principal), accountId: params.id });
       },
     }),
     defineRoute({
@@ -165,7 +163,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: accountView,
       async handler({ principal, params }) {
         const { account } = await accounts.refreshAccount({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           accountId: params.id,
         });
         return toAccountView(account as Account);

@@ -3,7 +3,7 @@ import type { Media } from '@svc/contracts';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
@@ -36,11 +36,6 @@ function toMediaView(m: Media): z.infer<typeof mediaView> {
     created: m.createdAt,
   };
 }
-
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
 
 const mediaParams = z.strictObject({ id: idParam('media', 'media') });
 const workspaceId = idParam('workspace', 'workspace');
@@ -82,7 +77,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
               );
         }
         const { media } = await publishing.createMedia({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: body.workspace,
           data: file ?? new Uint8Array(),
           url: body.url ?? '',
@@ -100,7 +95,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       response: paged(mediaView),
       async handler({ principal, query }) {
         const { media, total } = await publishing.listMedia({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: query.workspace,
           page: query.page,
           limit: query.limit,
@@ -117,7 +112,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       status: 200,
       response: mediaView,
       async handler({ principal, params }) {
-        const { media } = await publishing.getMedia({ caller: caller(principal), mediaId: params.id });
+        const { media } = await publishing.getMedia({ caller: grpcCaller(principal), mediaId: params.id });
         return toMediaView(media as Media);
       },
     }),
@@ -130,7 +125,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       params: mediaParams,
       status: 204,
       async handler({ principal, params }) {
-        await publishing.deleteMedia({ caller: caller(principal), mediaId: params.id });
+        await publishing.deleteMedia({ caller: grpcCaller(principal), mediaId: params.id });
       },
     }),
   ];

@@ -3,7 +3,7 @@ import type { Post } from '@svc/contracts';
 import { errors } from '@svc/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
@@ -97,11 +97,6 @@ const dryRunView = z
   })
   .meta({ id: 'PostDryRun' });
 
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
-
 /** `wait=true` answers within 25 s; the gRPC deadline leaves room for the answer itself. */
 const WAIT_MS = 25_000;
 const waitOptions = (wait: boolean | undefined) => (wait ? { deadlineMs: WAIT_MS + 5_000 } : undefined);
@@ -165,7 +160,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       async handler({ principal, query, body, request, reply }) {
         const { post, replayed, dryRunJson } = await publishing.createPost(
           {
-            caller: caller(principal),
+            caller: grpcCaller(principal),
             workspaceId: body.workspace,
             caption: body.caption,
             mediaIds: body.media,
@@ -204,7 +199,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       response: paged(postView),
       async handler({ principal, query }) {
         const { posts, total } = await publishing.listPosts({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: query.workspace ?? '',
           status: query.status ?? '',
           externalRef: query.external_ref ?? '',
@@ -226,7 +221,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params }) {
-        const { post } = await publishing.getPost({ caller: caller(principal), postId: params.id });
+        const { post } = await publishing.getPost({ caller: grpcCaller(principal), postId: params.id });
         return toPostView(post as Post);
       },
     }),
@@ -248,7 +243,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       response: postView,
       async handler({ principal, params, body }) {
         const { post } = await publishing.updatePost({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           postId: params.id,
           caption: body.caption,
           mediaIds: body.media ?? [],
@@ -282,7 +277,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
         .meta({ id: 'PublishingLimit' }),
       async handler({ principal, params }) {
         const limit = await publishing.getPublishingLimit({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           accountId: params.id,
         });
         return {
@@ -307,7 +302,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       async handler({ principal, params, query, request, reply }) {
         const { post, replayed } = await publishing.publishPost(
           {
-            caller: caller(principal),
+            caller: grpcCaller(principal),
             postId: params.id,
             waitMs: query.wait ? WAIT_MS : 0,
             idempotency: idempotencyOf(request),

@@ -1,4 +1,4 @@
-import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
+import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
 import type { PublishingContext } from '../context.ts';
@@ -18,11 +18,6 @@ type PostMethods =
 
 /** The longest a caller may wait for an outcome (spec 8: up to 25 s). */
 const MAX_WAIT_MS = 25_000;
-
-function callerOf(message: CallerMessage | undefined): Caller {
-  if (!message?.partnerId) throw errors.unauthorized('no caller');
-  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
-}
 
 const dateOrNull = (text: string | undefined, field: string): Date | null => {
   if (!text) return null;
