@@ -2,6 +2,7 @@
 // the bundle, so the service runs one copy of it, never a bundled and an installed one side by side.
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { type Bus, ensureDurableConsumer } from '@svc/bus';
+import { GroupCommit } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
@@ -47,23 +48,6 @@ export async function consumeEvents(deps: {
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
 
-  let waiting: { message: JsMsg; event: IncomingEvent }[] = [];
-  let writing: Promise<void> | undefined;
-
-  /** Writes what is waiting, batch after batch, until nothing is; one writer at a time. */
-  const writeWaiting = (): Promise<void> => {
-    writing ??= (async () => {
-      await Promise.resolve(); // always after the caller's assignment, so the reset below sticks
-      while (waiting.length > 0) {
-        const batch = waiting.slice(0, MAX_BATCH);
-        waiting = waiting.slice(batch.length);
-        await writeBatch(batch);
-      }
-      writing = undefined; // in the same step as the emptiness check: no message can slip between
-    })();
-    return writing;
-  };
-
   const writeBatch = async (batch: { message: JsMsg; event: IncomingEvent }[]) => {
     try {
       const { stored, scheduled } = await storeEvents(
@@ -80,11 +64,14 @@ export async function consumeEvents(deps: {
     }
   };
 
+  const store = new GroupCommit(writeBatch, { maxBatch: MAX_BATCH });
+
   const done = (async () => {
     for await (const message of messages) {
       const raw = message.string();
+      let event: IncomingEvent;
       try {
-        waiting.push({ message, event: { raw, columns: readEnvelope(raw) } });
+        event = { raw, columns: readEnvelope(raw) };
       } catch (error) {
         if (!(error instanceof InvalidEventError)) throw error;
         // Redelivering it would never help: log it and let it go.
@@ -95,10 +82,10 @@ export async function consumeEvents(deps: {
         message.ack();
         continue;
       }
-      const flushing = writeWaiting();
-      if (waiting.length >= MAX_BATCH) await flushing; // hold back while a full batch waits
+      const stored = store.add({ message, event });
+      if (store.backlog >= MAX_BATCH) await stored; // hold back while a full batch waits
     }
-    await writing;
+    await store.idle();
   })();
 
   return {
