@@ -186,21 +186,13 @@ function multipartUploads(maxBytes: number) {
 function formError(error: unknown, maxBytes: number): ServiceError {
   if (error instanceof ServiceError) return error;
   const code = (error as { code?: string }).code;
-  if (code === 'FST_REQ_FILE_TOO_LARGE')
-    return errors.validation('file', `the file is larger than the limit of ${describeLimit(maxBytes)}`);
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return errors.fileTooLarge('file', maxBytes);
   if (code === 'FST_FILES_LIMIT') return errors.validation('file', 'send exactly one file');
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
     return errors.validation('body', 'too many form fields: send only file and workspace');
   if (code === 'FST_PROTO_VIOLATION') return errors.validation('body', 'forbidden form field name');
   const message = (error as { message?: string }).message ?? 'unreadable';
   return errors.validation('body', `malformed multipart/form-data body: ${message}`);
-}
-
-/** "8 MiB (8388608 bytes)", as publishing says it for files fetched by URL. */
-function describeLimit(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
-  return `${human} (${bytes} bytes)`;
 }
 
 /**

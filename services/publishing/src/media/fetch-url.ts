@@ -94,7 +94,7 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > options.maxBytes) {
         discard(response.body);
-        throw tooLarge(options.maxBytes);
+        throw errors.fileTooLarge('url', options.maxBytes);
       }
       return await readAtMost(response.body, options.maxBytes).catch((error: unknown) => {
         throw failure(error, current, deadline.signal, hop);
@@ -106,17 +106,6 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
   }
 }
 
-/** Formats a byte count the way the refusals say it ("8 MiB (8388608 bytes)"). */
-export function describeLimit(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
-  return `${human} (${bytes} bytes)`;
-}
-
-function tooLarge(maxBytes: number): ServiceError {
-  return errors.validation('url', `the file at url is larger than the limit of ${describeLimit(maxBytes)}`);
-}
-
 async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -124,7 +113,7 @@ async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
     total += chunk.length;
     if (total > maxBytes) {
       discard(body);
-      throw tooLarge(maxBytes);
+      throw errors.fileTooLarge('url', maxBytes);
     }
     chunks.push(chunk);
   }

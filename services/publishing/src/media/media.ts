@@ -7,7 +7,7 @@ import type { PublishingContext } from '../context.ts';
 import type { Db } from '../db.ts';
 import type { Media } from '../generated/prisma/client.ts';
 import { detectMedia } from './detect.ts';
-import { describeLimit, fetchMediaUrl } from './fetch-url.ts';
+import { fetchMediaUrl } from './fetch-url.ts';
 import { KeptFiles } from './kept-files.ts';
 import { MEDIA_VARIANTS, type MediaVariant, verifyMediaToken } from './signed-url.ts';
 
@@ -69,11 +69,7 @@ export async function createMedia(
         timeoutMs: ctx.config.MEDIA_FETCH_TIMEOUT_MS,
         maxBytes: max,
       });
-  if (bytes.length > max)
-    throw errors.validation(
-      field,
-      `the ${field === 'file' ? 'file' : 'file at url'} is larger than the limit of ${describeLimit(max)}`,
-    );
+  if (bytes.length > max) throw errors.fileTooLarge(field, max);
   const detected = detectMedia(bytes);
   if (!detected.ok)
     throw errors.validation(
