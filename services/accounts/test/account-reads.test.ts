@@ -113,8 +113,6 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const ids = (accounts: { id: string }[]) => accounts.map((a) => a.id).sort();
-
 /** A received message's fields, without protobuf's `$typeName`, to compare with `toAccountMessage`. */
 function fieldsOf(message: { $typeName: string } | undefined) {
   if (!message) return undefined;
