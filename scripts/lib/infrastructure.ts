@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 
 /** What the system needs running, and how to start each on a developer machine. */
-export const INFRASTRUCTURE = [
+const INFRASTRUCTURE = [
   {
     name: 'PostgreSQL',
     env: 'DATABASE_URL',
@@ -25,7 +25,7 @@ export const INFRASTRUCTURE = [
   },
 ] as const;
 
-export function reachable(url: string, timeoutMs = 1_500): Promise<boolean> {
+function reachable(url: string, timeoutMs = 1_500): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = new Socket();

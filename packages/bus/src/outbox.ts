@@ -1,5 +1,5 @@
 import { headers } from '@nats-io/nats-core';
-import { transaction } from '@svc/db';
+import { GroupCommit, transaction } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Bus } from './connection.ts';
@@ -33,8 +33,9 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private readonly toMark = new Set<string>();
-  private marking: Promise<void> | undefined;
+  private readonly marks = new GroupCommit<string>((ids) => this.markPublished(ids), {
+    gatherMs: MARK_BATCH_MS,
+  });
 
   constructor(
     private readonly pool: pg.Pool,
@@ -96,30 +97,27 @@ export class OutboxRelay {
    * Resolves once its rows are marked, or left for the relay (a failed mark only re-sends them).
    */
   private markSoon(ids: string[]): Promise<void> {
-    for (const id of ids) this.toMark.add(id);
-    this.marking ??= new Promise<void>((resolve) => setTimeout(resolve, MARK_BATCH_MS)).then(async () => {
-      const batch = [...this.toMark];
-      this.toMark.clear();
-      this.marking = undefined;
-      const { schema } = this.options;
-      await this.pool
-        .query({
-          name: `outbox_mark_${schema}`,
-          text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1) AND published_at IS NULL`,
-          values: [batch],
-        })
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'marking published outbox rows failed; the relay re-sends them'),
-        );
-    });
-    return this.marking;
+    return this.marks.addAll(ids);
+  }
+
+  private async markPublished(ids: string[]): Promise<void> {
+    const { schema } = this.options;
+    await this.pool
+      .query({
+        name: `outbox_mark_${schema}`,
+        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1) AND published_at IS NULL`,
+        values: [ids],
+      })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'marking published outbox rows failed; the relay re-sends them'),
+      );
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await this.marking;
+    await this.marks.idle();
   }
 
   private async drain(): Promise<void> {

@@ -1,3 +1,4 @@
+export { callerOf } from './caller.ts';
 export * from './gen/svc/accounts/v1/accounts_pb.ts';
 export * from './gen/svc/common/v1/caller_pb.ts';
 export * from './gen/svc/identity/v1/identity_pb.ts';

@@ -68,6 +68,8 @@ export function found<T>(row: T | null | undefined, what: string): T {
   return row;
 }
 
+export { GroupCommit } from './group-commit.ts';
+
 /** Who asks, as the gateway resolved it from the API key (empty workspaceId: a partner key). */
 export interface Caller {
   partnerId: string;

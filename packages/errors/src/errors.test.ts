@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, GRPC_STATUS, HTTP_STATUS, ServiceError } from './index.ts';
+import { ERROR_CODES, errors, GRPC_STATUS, HTTP_STATUS, ServiceError } from './index.ts';
 
 describe('error vocabulary', () => {
   // Guarantee: every code has one HTTP status and one gRPC status (no code can fall through).
@@ -32,5 +32,17 @@ describe('error vocabulary', () => {
     const error = ServiceError.fromBody({ code: 'not_found', message: 'workspace not found' });
     expect(error.httpStatus).toBe(404);
     expect(ServiceError.fromBody({ code: 'teapot' as never, message: 'x' }).code).toBe('internal_error');
+  });
+
+  // Guarantee: an oversized file is refused in the same words whether uploaded or fetched by URL.
+  it('says a media limit in MiB or KiB and in bytes', () => {
+    expect(errors.fileTooLarge('file', 8 * 1024 * 1024).toBody()).toEqual({
+      code: 'validation_error',
+      message: 'the file is larger than the limit of 8 MiB (8388608 bytes)',
+      field: 'file',
+    });
+    expect(errors.fileTooLarge('url', 2000).message).toBe(
+      'the file at url is larger than the limit of 1.95 KiB (2000 bytes)',
+    );
   });
 });

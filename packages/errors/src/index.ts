@@ -95,6 +95,13 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }
 
+/** A byte count as the refusals say it: "8 MiB (8388608 bytes)", "500 KiB (512000 bytes)". */
+function describeBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
+  return `${human} (${bytes} bytes)`;
+}
+
 /** Shorthands for the errors raised most often, so call sites read as the rule they enforce. */
 export const errors = {
   validation: (field: string, message: string) => new ServiceError('validation_error', message, { field }),
@@ -103,4 +110,11 @@ export const errors = {
   conflict: (message: string) => new ServiceError('conflict', message),
   unauthorized: (message = 'missing, malformed, unknown or revoked API key') =>
     new ServiceError('unauthorized', message),
+  /** A media file over the size limit, uploaded (`file`) or fetched by URL (`url`): one wording for both. */
+  fileTooLarge: (field: 'file' | 'url', maxBytes: number) =>
+    new ServiceError(
+      'validation_error',
+      `the ${field === 'file' ? 'file' : 'file at url'} is larger than the limit of ${describeBytes(maxBytes)}`,
+      { field },
+    ),
 };

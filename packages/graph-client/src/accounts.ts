@@ -4,7 +4,7 @@ import type { GraphTransport } from './transport.ts';
 
 const ME = z.looseObject({ id: z.string(), name: z.string().optional() });
 const PAGE_FIELDS = 'id,name,access_token,category,tasks,picture,instagram_business_account{id,username}';
-export const IG_USER_FIELDS = 'id,username,name,profile_picture_url,followers_count,media_count';
+const IG_USER_FIELDS = 'id,username,name,profile_picture_url,followers_count,media_count';
 
 /** Who the token is, which Pages it reaches (with page tokens) and their Instagram accounts (facts §1.4). */
 export class AccountsApi {

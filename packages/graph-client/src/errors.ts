@@ -24,7 +24,7 @@ export type GraphErrorKind =
  *   role) → account `revoked`.
  * - `invalid`: anything else (no subcode, 467, 459, 464, 2069032 wrong token type) → account in error.
  */
-export const TOKEN_PROBLEMS = ['expired', 'revoked', 'invalid'] as const;
+const TOKEN_PROBLEMS = ['expired', 'revoked', 'invalid'] as const;
 export type TokenProblem = (typeof TOKEN_PROBLEMS)[number];
 export const isTokenProblem = (value: string): value is TokenProblem =>
   (TOKEN_PROBLEMS as readonly string[]).includes(value);

@@ -10,7 +10,7 @@ import {
 } from './shapes.ts';
 import type { GraphTransport } from './transport.ts';
 
-export const MEDIA_FIELDS = 'id,caption,media_type,media_url,permalink,shortcode,timestamp';
+const MEDIA_FIELDS = 'id,caption,media_type,media_url,permalink,shortcode,timestamp';
 
 /**
  * Instagram content publishing (facts §2): container → status → media_publish → permalink.

@@ -1,7 +1,7 @@
 import { idOnly, list, type PagePost, pagePost, parse, photoResponse } from './shapes.ts';
 import type { GraphTransport } from './transport.ts';
 
-export const POST_FIELDS = 'id,message,created_time,permalink_url,full_picture';
+const POST_FIELDS = 'id,message,created_time,permalink_url,full_picture';
 
 /** Page publishing with a page token (facts §3): text/link posts, photos, multi-photo posts. */
 export class PagesApi {

@@ -16,7 +16,7 @@ export function parse<S extends z.ZodType>(schema: S, body: unknown, label: stri
 
 const id = z.string().min(1);
 
-export const paging = z
+const paging = z
   .looseObject({
     cursors: z.object({ before: z.string().optional(), after: z.string().optional() }).optional(),
     next: z.string().optional(),
@@ -30,7 +30,6 @@ export type ListPage<T> = {
 };
 
 export const idOnly = z.looseObject({ id });
-export const success = z.object({ success: z.boolean() });
 
 export const tokenResponse = z.object({
   access_token: z.string().min(1),
@@ -60,7 +59,7 @@ export const debugTokenResponse = z.object({
 });
 export type DebugToken = z.infer<typeof debugTokenResponse>['data'];
 
-export const igRef = z.looseObject({ id, username: z.string().optional() });
+const igRef = z.looseObject({ id, username: z.string().optional() });
 
 export const pageAccount = z.looseObject({
   id,

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { hmacSha256Hex } from '@svc/crypto';
-import { Deadline } from '@svc/net';
+import { Deadline, describeNetworkError } from '@svc/net';
 import { Agent, request as httpRequest } from 'undici';
 import type { GraphClientConfig } from './config.ts';
 import {
@@ -129,7 +129,11 @@ export class GraphTransport {
           }
         : {
             ok: false,
-            error: transportError('network', `Graph API unreachable (${label}): ${describe(cause)}`, cause),
+            error: transportError(
+              'network',
+              `Graph API unreachable (${label}): ${describeNetworkError(cause)}`,
+              cause,
+            ),
           };
     } finally {
       deadline.clear();
@@ -184,10 +188,4 @@ function headerReader(headers: IncomingHttpHeaders): HeaderReader {
       return Array.isArray(value) ? value.join(', ') : (value ?? null);
     },
   };
-}
-
-function describe(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
-  const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : '';
-  return `${cause.message}${inner}`;
 }

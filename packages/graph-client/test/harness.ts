@@ -9,7 +9,7 @@ import { GraphClient } from '../src/index.ts';
  */
 export const APP_SECRET = 'contract-test-app-secret-0123456789';
 
-export function jpeg(width: number, height: number): Buffer {
+function jpeg(width: number, height: number): Buffer {
   const app0 = [
     0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
     0x00,
@@ -38,14 +38,14 @@ export function jpeg(width: number, height: number): Buffer {
   return Buffer.from([0xff, 0xd8, ...app0, ...sof, 0xff, 0xd9]);
 }
 
-export interface Received {
+interface Received {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
   raw: Buffer;
 }
 
-export interface Internet {
+interface Internet {
   url: string;
   received: Received[];
   /** Handler for GETs to /webhook (the verification handshake); default 404. */
@@ -53,7 +53,7 @@ export interface Internet {
   close(): Promise<void>;
 }
 
-export async function startInternet(): Promise<Internet> {
+async function startInternet(): Promise<Internet> {
   const internet: Internet = { url: '', received: [], onVerify: null, close: async () => {} };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

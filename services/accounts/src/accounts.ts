@@ -7,7 +7,7 @@ import { accountEvent, type EventScope, scopeOf, writeEvents } from './events.ts
 import type { Account } from './generated/prisma/client.ts';
 import { isNetwork, NETWORKS } from './grant-check.ts';
 
-export const ACCOUNT_STATUSES = ['active', 'expired', 'revoked', 'error'] as const;
+const ACCOUNT_STATUSES = ['active', 'expired', 'revoked', 'error'] as const;
 
 /**
  * The hot reads (once per post target, once per publish) run as named prepared statements on the
@@ -31,7 +31,7 @@ const GET_VISIBLE_ACCOUNT = {
 };
 
 /** An `accounts` row as pg returns it, mapped to the same value Prisma's `Account` model gives. */
-export function accountFromRow(row: Record<string, unknown>): Account {
+function accountFromRow(row: Record<string, unknown>): Account {
   return {
     id: row.id as string,
     partnerId: row.partner_id as string,

@@ -14,7 +14,7 @@ import { type ConnectCandidate, candidatesFor, saveConnected } from './save-conn
  * several Pages were granted, and the outcome the hosted page shows. Failures the user can meet
  * (a reused state, a denial, a Page without Instagram) are outcomes with a message, not errors.
  */
-export type OutcomeStatus = 'connected' | 'partial' | 'failed' | 'denied' | 'choose_pages';
+type OutcomeStatus = 'connected' | 'partial' | 'failed' | 'denied' | 'choose_pages';
 
 export interface ConnectOutcome {
   status: OutcomeStatus;

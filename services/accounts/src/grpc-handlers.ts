@@ -1,5 +1,4 @@
-import type { AccountsService, Caller as CallerMessage, ServiceImplementation } from '@svc/contracts';
-import type { Caller } from '@svc/db';
+import { type AccountsService, callerOf, type ServiceImplementation } from '@svc/contracts';
 import { errors } from '@svc/errors';
 import { isTokenProblem } from '@svc/graph-client';
 import { accountJson, toAccountMessage } from './account-view.ts';
@@ -17,11 +16,6 @@ import type { AccountsContext } from './context.ts';
 import { applyTokenProblem, deauthorize } from './lifecycle.ts';
 import { refreshAccount } from './refresh.ts';
 import { openToken, type VaultClients } from './vault.ts';
-
-function callerOf(message: CallerMessage | undefined): Caller {
-  if (!message?.partnerId) throw errors.unauthorized('no caller');
-  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
-}
 
 function toOutcomeMessage(outcome: ConnectOutcome) {
   return {

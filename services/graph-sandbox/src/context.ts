@@ -90,6 +90,6 @@ export function resolveNode(ctx: Ctx, id: string, method = 'get'): { kind: NodeK
   throw unsupportedGet(id, method);
 }
 
-export type Handler = (ctx: Ctx, id: string) => unknown | Promise<unknown>;
+type Handler = (ctx: Ctx, id: string) => unknown | Promise<unknown>;
 export type Route = `${'GET' | 'POST' | 'DELETE'} ${NodeKind}${'' | `/${string}`}`;
 export type RouteTable = Partial<Record<Route, Handler>>;

@@ -43,7 +43,7 @@ function splitTopLevel(text: string): string[] {
 }
 
 /** A node's fields, each computed only when selected. */
-export type FieldMap = Record<string, () => unknown>;
+type FieldMap = Record<string, () => unknown>;
 
 export interface NodeShape {
   type: string;

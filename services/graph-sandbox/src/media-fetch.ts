@@ -7,7 +7,7 @@ import { Agent, type Dispatcher, request } from 'undici';
  * the URL and reads the real format and dimensions from the bytes, so a product test that hands
  * over an unreachable URL, an HTML page or a wrongly shaped image fails as it would in production.
  */
-export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'bmp' | 'tiff' | 'webp';
+type ImageFormat = 'jpeg' | 'png' | 'gif' | 'bmp' | 'tiff' | 'webp';
 
 export type FetchedMedia =
   | {
@@ -100,7 +100,7 @@ async function readImage(res: Dispatcher.ResponseData): Promise<FetchedMedia> {
   return { ok: true, bytes: data.length, contentType, ...probeImage(data) };
 }
 
-export function probeImage(data: Buffer): { format: ImageFormat | null; width: number; height: number } {
+function probeImage(data: Buffer): { format: ImageFormat | null; width: number; height: number } {
   if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff)
     return { format: 'jpeg', ...jpegSize(data) };
   if (

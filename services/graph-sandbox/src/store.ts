@@ -25,7 +25,7 @@ export interface IgAccount {
 }
 
 /** Why a token stopped working, as Meta's 190 subcode (458 app removed, 463 expired). */
-export type InvalidReason = 458 | 460 | 463;
+type InvalidReason = 458 | 460 | 463;
 
 export interface Token {
   value: string;
@@ -56,7 +56,7 @@ export interface Grant {
   pageIds: string[];
 }
 
-export type ContainerKind = 'IMAGE' | 'CAROUSEL_ITEM' | 'CAROUSEL';
+type ContainerKind = 'IMAGE' | 'CAROUSEL_ITEM' | 'CAROUSEL';
 
 export interface Container {
   id: string;

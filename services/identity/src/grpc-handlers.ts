@@ -25,7 +25,7 @@ import {
 type WorkspaceInit = Omit<Workspace, '$typeName' | '$unknown'>;
 type ApiKeyInit = Omit<ApiKeyMessage, '$typeName' | '$unknown'>;
 
-export function toWorkspaceMessage(row: WorkspaceRow): WorkspaceInit {
+function toWorkspaceMessage(row: WorkspaceRow): WorkspaceInit {
   return {
     id: row.id,
     partnerId: row.partnerId,

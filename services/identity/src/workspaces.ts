@@ -23,7 +23,7 @@ export interface WorkspacePatch {
   externalId?: string | null | undefined;
 }
 
-export function assertTimezone(timezone: string): void {
+function assertTimezone(timezone: string): void {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: timezone });
   } catch {
@@ -223,7 +223,7 @@ export async function deleteWorkspace(
   });
 }
 
-export function toOutboxData(row: ReturnType<typeof outboxRowFor>) {
+function toOutboxData(row: ReturnType<typeof outboxRowFor>) {
   return {
     id: row.id,
     subject: row.subject,

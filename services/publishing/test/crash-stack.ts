@@ -30,7 +30,7 @@ import { startIdentity } from '../../identity/src/service.ts';
  */
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-export interface PublishingChild {
+interface PublishingChild {
   child: ChildProcess;
   /** Every JSON log line the child wrote, in order. */
   logs: Record<string, unknown>[];

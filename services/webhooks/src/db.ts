@@ -1,7 +1,7 @@
 import { createPool, prismaAdapter } from '@svc/db';
 import { PrismaClient } from './generated/prisma/client.ts';
 
-export const SCHEMA = 'webhooks';
+const SCHEMA = 'webhooks';
 
 export type Db = PrismaClient;
 

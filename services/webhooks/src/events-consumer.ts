@@ -2,6 +2,7 @@
 // the bundle, so the service runs one copy of it, never a bundled and an installed one side by side.
 import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
 import { type Bus, ensureDurableConsumer } from '@svc/bus';
+import { GroupCommit } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
@@ -12,6 +13,21 @@ import type { DeliveryMetrics } from './metrics.ts';
 const DURABLE = 'webhooks-store';
 /** The most events stored in one statement (and one commit). */
 const MAX_BATCH = 200;
+
+interface ConsumerDeps {
+  bus: Bus;
+  pool: pg.Pool;
+  clock: Clock;
+  logger: Logger;
+  worker: DeliveryWorker;
+  metrics: DeliveryMetrics;
+  ackWaitMs: number;
+}
+
+interface Received {
+  message: JsMsg;
+  event: IncomingEvent;
+}
 
 /**
  * The event store's durable JetStream consumer over every partner-facing event (explicit acks).
@@ -24,15 +40,7 @@ const MAX_BATCH = 200;
  * batch is being written, the messages that arrive meanwhile gather and go in the next statement.
  * At low rates a batch is a single event written at once, so latency does not suffer.
  */
-export async function consumeEvents(deps: {
-  bus: Bus;
-  pool: pg.Pool;
-  clock: Clock;
-  logger: Logger;
-  worker: DeliveryWorker;
-  metrics: DeliveryMetrics;
-  ackWaitMs: number;
-}): Promise<{ stop(): Promise<void> }> {
+export async function consumeEvents(deps: ConsumerDeps): Promise<{ stop(): Promise<void> }> {
   const { bus, logger } = deps;
   const stream = bus.subjects.streamName('events');
   const durable = `${bus.subjects.prefix}${DURABLE}`;
@@ -47,58 +55,16 @@ export async function consumeEvents(deps: {
   const consumer = await bus.js.consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
 
-  let waiting: { message: JsMsg; event: IncomingEvent }[] = [];
-  let writing: Promise<void> | undefined;
-
-  /** Writes what is waiting, batch after batch, until nothing is; one writer at a time. */
-  const writeWaiting = (): Promise<void> => {
-    writing ??= (async () => {
-      await Promise.resolve(); // always after the caller's assignment, so the reset below sticks
-      while (waiting.length > 0) {
-        const batch = waiting.slice(0, MAX_BATCH);
-        waiting = waiting.slice(batch.length);
-        await writeBatch(batch);
-      }
-      writing = undefined; // in the same step as the emptiness check: no message can slip between
-    })();
-    return writing;
-  };
-
-  const writeBatch = async (batch: { message: JsMsg; event: IncomingEvent }[]) => {
-    try {
-      const { stored, scheduled } = await storeEvents(
-        deps.pool,
-        batch.map((b) => b.event),
-        deps.clock.now(),
-      );
-      for (const { message } of batch) message.ack();
-      deps.metrics.events(stored, batch.length - stored);
-      if (scheduled > 0) deps.worker.kick();
-    } catch (error) {
-      logger.error({ err: error, events: batch.length }, 'storing events failed; they will be redelivered');
-      for (const { message } of batch) message.nak(1_000);
-    }
-  };
+  const store = new GroupCommit((batch: Received[]) => storeBatch(deps, batch), { maxBatch: MAX_BATCH });
 
   const done = (async () => {
     for await (const message of messages) {
-      const raw = message.string();
-      try {
-        waiting.push({ message, event: { raw, columns: readEnvelope(raw) } });
-      } catch (error) {
-        if (!(error instanceof InvalidEventError)) throw error;
-        // Redelivering it would never help: log it and let it go.
-        logger.error(
-          { subject: message.subject, seq: message.seq, reason: error.message },
-          'dropped a message that is not an event envelope',
-        );
-        message.ack();
-        continue;
-      }
-      const flushing = writeWaiting();
-      if (waiting.length >= MAX_BATCH) await flushing; // hold back while a full batch waits
+      const event = readEvent(message, logger);
+      if (!event) continue;
+      const stored = store.add({ message, event });
+      if (store.backlog >= MAX_BATCH) await stored; // hold back while a full batch waits
     }
-    await writing;
+    await store.idle();
   })();
 
   return {
@@ -107,4 +73,41 @@ export async function consumeEvents(deps: {
       await done;
     },
   };
+}
+
+/** The message as an event to store, or null for one that is not an event envelope (acked and dropped). */
+function readEvent(message: JsMsg, logger: Logger): IncomingEvent | null {
+  const raw = message.string();
+  try {
+    return { raw, columns: readEnvelope(raw) };
+  } catch (error) {
+    if (!(error instanceof InvalidEventError)) throw error;
+    // Redelivering it would never help: log it and let it go.
+    logger.error(
+      { subject: message.subject, seq: message.seq, reason: error.message },
+      'dropped a message that is not an event envelope',
+    );
+    message.ack();
+    return null;
+  }
+}
+
+/** Stores one batch in one commit, then acks it; on failure naks it for redelivery (never throws). */
+async function storeBatch(deps: ConsumerDeps, batch: Received[]): Promise<void> {
+  try {
+    const { stored, scheduled } = await storeEvents(
+      deps.pool,
+      batch.map((b) => b.event),
+      deps.clock.now(),
+    );
+    for (const { message } of batch) message.ack();
+    deps.metrics.events(stored, batch.length - stored);
+    if (scheduled > 0) deps.worker.kick();
+  } catch (error) {
+    deps.logger.error(
+      { err: error, events: batch.length },
+      'storing events failed; they will be redelivered',
+    );
+    for (const { message } of batch) message.nak(1_000);
+  }
 }

@@ -7,12 +7,12 @@ import type { Db } from './db.ts';
 import type { Webhook } from './generated/prisma/client.ts';
 import { assertResolvesPublic, parseWebhookUrl } from './network/url-policy.ts';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** 43 base62 characters carry 256 bits: the entropy of 32 random bytes. */
 const SECRET_RANDOM_CHARS = 43;
 
-export function generateWebhookSecret(): string {
+function generateWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBase62(SECRET_RANDOM_CHARS)}`;
 }
 
@@ -21,7 +21,7 @@ export interface UrlPolicy {
   resolver: Resolver;
 }
 
-export const noWebhook = () => new ServiceError('not_found', 'no webhook is configured');
+const noWebhook = () => new ServiceError('not_found', 'no webhook is configured');
 
 /**
  * Creates or replaces the partner's webhook (one per partner). The secret is made here, sealed

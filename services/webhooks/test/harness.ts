@@ -9,7 +9,7 @@ import pg from 'pg';
 import { webhooksConfigSchema } from '../src/config.ts';
 import { startWebhooks, type WebhooksOverrides } from '../src/service.ts';
 
-export type WebhooksClient = ServiceClient<typeof WebhooksService>;
+type WebhooksClient = ServiceClient<typeof WebhooksService>;
 
 /**
  * One test file's webhooks service, in this process, on a fresh database cloned from the migrated

@@ -9,7 +9,7 @@
  *  - own-objects: a workspace key reaches only objects of its workspace (others are 404, the
  *    owning service filters by the caller's workspace).
  */
-export type Rule = 'allow' | 'deny' | 'own-workspace' | 'own-objects';
+type Rule = 'allow' | 'deny' | 'own-workspace' | 'own-objects';
 
 export interface MatrixRow {
   partner: Rule;

@@ -18,3 +18,9 @@ export function fromCached(cached: CachedPrincipal): Principal {
     workspaceId: cached.workspace_id || null,
   };
 }
+
+/** The gRPC `Caller` the owning services scope requests by (an empty workspace id: a partner key). */
+export const grpcCaller = (principal: Principal) => ({
+  partnerId: principal.partnerId,
+  workspaceId: principal.workspaceId ?? '',
+});

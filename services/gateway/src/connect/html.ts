@@ -10,7 +10,7 @@ const ENTITIES: Record<string, string> = {
   "'": '&#39;',
 };
 
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 /** A value that is already HTML (built from escaped parts); plain strings are escaped. */
 export class Html {

@@ -149,7 +149,7 @@ function answerOutcome(request: FastifyRequest, reply: FastifyReply, base: strin
 }
 
 /** The partner's redirect_url with `status` and the connected account ids. */
-export function partnerReturnUrl(outcome: ConnectOutcome): string {
+function partnerReturnUrl(outcome: ConnectOutcome): string {
   const url = new URL(outcome.redirectUrl);
   url.searchParams.set('status', outcome.status);
   url.searchParams.set('accounts', outcome.accounts.map((a) => a.id).join(','));

@@ -40,7 +40,7 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   handler(ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
-export interface RouteContext<P, Q, B> {
+interface RouteContext<P, Q, B> {
   principal: Principal;
   params: P;
   query: Q;
@@ -64,7 +64,7 @@ export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends 
  * `POST /v1/media`): that is a workspace, not an object in one, so on an own-objects row a
  * workspace key naming another workspace is forbidden (403), as on an own-workspace row.
  */
-export function enforcePermission(
+function enforcePermission(
   row: PermissionRow,
   principal: Principal,
   params: Record<string, unknown>,

@@ -1,6 +1,6 @@
 import { accountView, network } from '@svc/contracts/public';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { AccountsClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
@@ -17,11 +17,6 @@ const connectLinkView = z
     created: timestamp,
   })
   .meta({ id: 'ConnectLink' });
-
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
 
 const workspaceParams = z.strictObject({ id: idParam('workspace', 'workspace') });
 const accountParams = z.strictObject({ id: idParam('account', 'account') });
@@ -49,7 +44,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: connectLinkView,
       async handler({ principal, params, body }) {
         const { link } = await accounts.createConnectLink({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: params.id,
           networks: body.networks ?? [],
           redirectUrl: body.redirect_url ?? '',
@@ -82,7 +77,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: paged(accountView),
       async handler({ principal, params, query }) {
         const { accountsJson, total } = await accounts.listAccounts({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: params.id,
           network: query.network ?? '',
           status: query.status ?? '',
@@ -102,7 +97,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: accountView,
       async handler({ principal, params }) {
         const { accountJson } = await accounts.getAccount({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           accountId: params.id,
         });
         return jsonText(accountJson);
@@ -117,7 +112,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       params: accountParams,
       status: 204,
       async handler({ principal, params }) {
-        await accounts.deleteAccount({ caller: caller(principal), accountId: params.id });
+        await accounts.deleteAccount({ caller: grpcCaller(principal), accountId: params.id });
       },
     }),
     defineRoute({
@@ -130,7 +125,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       response: accountView,
       async handler({ principal, params }) {
         const { accountJson } = await accounts.refreshAccount({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           accountId: params.id,
         });
         return jsonText(accountJson);

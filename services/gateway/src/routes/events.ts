@@ -5,7 +5,7 @@ import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pageQuery, pagination, timestamp } from '../http/schemas.ts';
 
 /** The event types of spec section 6: a filter on anything else is a mistake worth a 400. */
-export const EVENT_TYPES = [
+const EVENT_TYPES = [
   'ping',
   'account.connected',
   'account.disconnected',

@@ -3,19 +3,14 @@ import { mediaView } from '@svc/contracts/public';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination } from '../http/schemas.ts';
 
 /** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
-export const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
-
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
+const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
 
 const mediaParams = z.strictObject({ id: idParam('media', 'media') });
 const workspaceId = idParam('workspace', 'workspace');
@@ -57,7 +52,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
               );
         }
         const { mediaJson } = await publishing.createMedia({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: body.workspace,
           data: file ?? new Uint8Array(),
           url: body.url ?? '',
@@ -75,7 +70,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       response: paged(mediaView),
       async handler({ principal, query }) {
         const { mediaJson, total } = await publishing.listMedia({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: query.workspace,
           page: query.page,
           limit: query.limit,
@@ -92,7 +87,10 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       status: 200,
       response: mediaView,
       async handler({ principal, params }) {
-        const { mediaJson } = await publishing.getMedia({ caller: caller(principal), mediaId: params.id });
+        const { mediaJson } = await publishing.getMedia({
+          caller: grpcCaller(principal),
+          mediaId: params.id,
+        });
         return jsonText(mediaJson);
       },
     }),
@@ -105,7 +103,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       params: mediaParams,
       status: 204,
       async handler({ principal, params }) {
-        await publishing.deleteMedia({ caller: caller(principal), mediaId: params.id });
+        await publishing.deleteMedia({ caller: grpcCaller(principal), mediaId: params.id });
       },
     }),
   ];
@@ -166,21 +164,13 @@ function multipartUploads(maxBytes: number) {
 function formError(error: unknown, maxBytes: number): ServiceError {
   if (error instanceof ServiceError) return error;
   const code = (error as { code?: string }).code;
-  if (code === 'FST_REQ_FILE_TOO_LARGE')
-    return errors.validation('file', `the file is larger than the limit of ${describeLimit(maxBytes)}`);
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return errors.fileTooLarge('file', maxBytes);
   if (code === 'FST_FILES_LIMIT') return errors.validation('file', 'send exactly one file');
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
     return errors.validation('body', 'too many form fields: send only file and workspace');
   if (code === 'FST_PROTO_VIOLATION') return errors.validation('body', 'forbidden form field name');
   const message = (error as { message?: string }).message ?? 'unreadable';
   return errors.validation('body', `malformed multipart/form-data body: ${message}`);
-}
-
-/** "8 MiB (8388608 bytes)", as publishing says it for files fetched by URL. */
-function describeLimit(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
-  return `${human} (${bytes} bytes)`;
 }
 
 /**

@@ -3,16 +3,11 @@ import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/pu
 import { errors } from '@svc/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
-
-const caller = (principal: Principal) => ({
-  partnerId: principal.partnerId,
-  workspaceId: principal.workspaceId ?? '',
-});
 
 /** `wait=true` answers within 25 s; the gRPC deadline leaves room for the answer itself. */
 const WAIT_MS = 25_000;
@@ -77,7 +72,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       async handler({ principal, query, body, request, reply }) {
         const { postJson, replayed, dryRunJson } = await publishing.createPost(
           {
-            caller: caller(principal),
+            caller: grpcCaller(principal),
             workspaceId: body.workspace,
             caption: body.caption,
             mediaIds: body.media,
@@ -119,7 +114,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       response: paged(postView),
       async handler({ principal, query }) {
         const { postsJson, total } = await publishing.listPosts({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           workspaceId: query.workspace ?? '',
           status: query.status ?? '',
           externalRef: query.external_ref ?? '',
@@ -141,7 +136,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params }) {
-        const { postJson } = await publishing.getPost({ caller: caller(principal), postId: params.id });
+        const { postJson } = await publishing.getPost({ caller: grpcCaller(principal), postId: params.id });
         return jsonText(postJson);
       },
     }),
@@ -163,7 +158,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       response: postView,
       async handler({ principal, params, body }) {
         const { postJson } = await publishing.updatePost({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           postId: params.id,
           caption: body.caption,
           mediaIds: body.media ?? [],
@@ -189,7 +184,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       response: publishingLimitView,
       async handler({ principal, params }) {
         const { limitJson } = await publishing.getPublishingLimit({
-          caller: caller(principal),
+          caller: grpcCaller(principal),
           accountId: params.id,
         });
         return jsonText(limitJson);
@@ -208,7 +203,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       async handler({ principal, params, query, request, reply }) {
         const { postJson, replayed } = await publishing.publishPost(
           {
-            caller: caller(principal),
+            caller: grpcCaller(principal),
             postId: params.id,
             waitMs: query.wait ? WAIT_MS : 0,
             idempotency: idempotencyOf(request),

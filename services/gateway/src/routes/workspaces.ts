@@ -7,7 +7,7 @@ import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
 const externalId = z.string().min(1).max(255);
 const settings = z.record(z.string(), z.unknown()).describe('free-form JSON object kept for the partner');
 
-export const workspaceView = z
+const workspaceView = z
   .object({
     id: z.string(),
     external_id: z.string().nullable(),
@@ -19,7 +19,7 @@ export const workspaceView = z
   })
   .meta({ id: 'Workspace' });
 
-export function toWorkspaceView(w: Workspace): z.infer<typeof workspaceView> {
+function toWorkspaceView(w: Workspace): z.infer<typeof workspaceView> {
   return {
     id: w.id,
     external_id: w.externalId ?? null,

@@ -9,7 +9,7 @@ import type { World } from '../world.ts';
 
 const TASKS = ['ANALYZE', 'ADVERTISE', 'MESSAGING', 'MODERATE', 'CREATE_CONTENT', 'MANAGE'];
 
-export function igShape(world: World, account: IgAccount): NodeShape {
+function igShape(world: World, account: IgAccount): NodeShape {
   const mediaCount = () => [...world.store.igMedia.values()].filter((m) => m.igId === account.id).length;
   return {
     type: 'IGUser',
@@ -30,7 +30,7 @@ export function igShape(world: World, account: IgAccount): NodeShape {
 }
 
 /** A Page; `access_token` is only shown to a user token the Page was granted to. */
-export function pageShape(world: World, page: Page, userToken: Token | null): NodeShape {
+function pageShape(world: World, page: Page, userToken: Token | null): NodeShape {
   const ig = page.igId ? world.store.igAccounts.get(page.igId) : undefined;
   const igRef = () =>
     ig ? renderNode(igShape(world, ig), [{ name: 'username', sub: null, limit: null }]) : undefined;

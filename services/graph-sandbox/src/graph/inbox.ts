@@ -9,7 +9,7 @@ import type { World } from '../world.ts';
 import { sendMessage } from './send.ts';
 
 /** How one side of a thread looks in `from`/`to`/`participants` (facts §4.2). */
-export function personRef(world: World, platform: Platform, id: string): Record<string, string> {
+function personRef(world: World, platform: Platform, id: string): Record<string, string> {
   const participant = world.store.participants.get(id);
   const ig = world.store.igAccounts.get(id);
   const page = world.store.pages.get(id);
@@ -28,7 +28,7 @@ function messageJson(world: World, platform: Platform, m: Message) {
   };
 }
 
-export function conversationShape(world: World, c: Conversation): NodeShape {
+function conversationShape(world: World, c: Conversation): NodeShape {
   const messages = () =>
     c.messageIds
       .flatMap((id) => world.store.messages.get(id) ?? [])

@@ -11,9 +11,9 @@ import type { World } from '../world.ts';
 const DAY_MS = 86_400_000;
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 
-export type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'EXPIRED';
+type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'EXPIRED';
 
-export function containerStatus(world: World, c: Container): ContainerStatus {
+function containerStatus(world: World, c: Container): ContainerStatus {
   const now = world.clock.now();
   if (c.published) return 'PUBLISHED';
   if (now - c.createdAt > DAY_MS) return 'EXPIRED';
@@ -205,7 +205,7 @@ function publishableContainer(world: World, igId: string, containerId: string) {
   return container;
 }
 
-export function mediaShape(world: World, media: IgMedia): NodeShape {
+function mediaShape(world: World, media: IgMedia): NodeShape {
   const account = world.store.igAccounts.get(media.igId);
   const comments = () => [...world.store.comments.values()].filter((c) => c.objectId === media.id);
   return {

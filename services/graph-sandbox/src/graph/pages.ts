@@ -115,7 +115,7 @@ async function createPhoto(ctx: Ctx, pageId: string) {
   return { id: photo.id, post_id: post.id };
 }
 
-export function postShape(world: World, post: PagePost): NodeShape {
+function postShape(world: World, post: PagePost): NodeShape {
   const photos = post.photoIds.flatMap((id) => world.store.photos.get(id) ?? []);
   const postPart = post.id.split('_')[1] ?? post.id;
   return {

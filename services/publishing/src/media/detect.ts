@@ -4,13 +4,13 @@
  * dimensions. Anything else is refused, naming what it is when the signature is recognisable.
  * Pure: no I/O, no decoding beyond the headers.
  */
-export const ACCEPTED_MIME = ['image/jpeg', 'image/png', 'image/webp'] as const;
-export type AcceptedMime = (typeof ACCEPTED_MIME)[number];
+const ACCEPTED_MIME = ['image/jpeg', 'image/png', 'image/webp'] as const;
+type AcceptedMime = (typeof ACCEPTED_MIME)[number];
 
 /** JPEG's own ceiling; a PNG header claiming more is refused before anything decodes it. */
-export const MAX_SIDE = 65_535;
+const MAX_SIDE = 65_535;
 
-export const ACCEPTED_TEXT = 'JPEG, PNG and WebP images are accepted';
+const ACCEPTED_TEXT = 'JPEG, PNG and WebP images are accepted';
 
 export type Detection =
   | { ok: true; kind: 'image'; mime: AcceptedMime; width: number; height: number }

@@ -3,6 +3,7 @@ import { errors, ServiceError } from '@svc/errors';
 import {
   assertLiteralHostAllowed,
   BlockedAddressError,
+  describeNetworkError,
   guardedLookup,
   hostOf,
   type Resolver,
@@ -29,8 +30,8 @@ export interface FetchMediaOptions {
   resolver?: Resolver;
 }
 
-export const MAX_REDIRECTS = 3;
-export const MAX_URL_LENGTH = 2048;
+const MAX_REDIRECTS = 3;
+const MAX_URL_LENGTH = 2048;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export function parseMediaUrl(text: string): URL {
@@ -93,7 +94,7 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
       const declared = Number(response.headers['content-length']);
       if (Number.isFinite(declared) && declared > options.maxBytes) {
         discard(response.body);
-        throw tooLarge(options.maxBytes);
+        throw errors.fileTooLarge('url', options.maxBytes);
       }
       return await readAtMost(response.body, options.maxBytes).catch((error: unknown) => {
         throw failure(error, current, deadline.signal, hop);
@@ -105,17 +106,6 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
   }
 }
 
-/** Formats a byte count the way the refusals say it ("8 MiB (8388608 bytes)"). */
-export function describeLimit(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  const human = mib >= 1 ? `${Number(mib.toFixed(2))} MiB` : `${Number((bytes / 1024).toFixed(2))} KiB`;
-  return `${human} (${bytes} bytes)`;
-}
-
-function tooLarge(maxBytes: number): ServiceError {
-  return errors.validation('url', `the file at url is larger than the limit of ${describeLimit(maxBytes)}`);
-}
-
 async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -123,7 +113,7 @@ async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
     total += chunk.length;
     if (total > maxBytes) {
       discard(body);
-      throw tooLarge(maxBytes);
+      throw errors.fileTooLarge('url', maxBytes);
     }
     chunks.push(chunk);
   }
@@ -180,7 +170,7 @@ function failure(error: unknown, url: URL, deadline: AbortSignal, hop: number): 
   const blockedError = findBlocked(error);
   if (blockedError) return blocked(blockedError, hop);
   if (deadline.aborted) return networkError(url, (deadline.reason as Error).message);
-  return networkError(url, describeError(error));
+  return networkError(url, describeNetworkError(error));
 }
 
 function findBlocked(error: unknown): BlockedAddressError | null {
@@ -190,22 +180,4 @@ function findBlocked(error: unknown): BlockedAddressError | null {
     current = (current as { cause?: unknown }).cause;
   }
   return null;
-}
-
-function describeError(error: unknown): string {
-  const { code, message } = error as { code?: string; message?: string };
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'DNS lookup failed',
-    UND_ERR_SOCKET: 'connection closed by the server',
-    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
-    UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
-    CERT_HAS_EXPIRED: 'TLS certificate expired',
-    DEPTH_ZERO_SELF_SIGNED_CERT: 'self-signed TLS certificate',
-    ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
-  };
-  return (code && known[code]) ?? (code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'unknown error'));
 }

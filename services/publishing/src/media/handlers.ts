@@ -1,14 +1,7 @@
-import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
-import type { Caller } from '@svc/db';
-import { errors } from '@svc/errors';
+import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
 import { type MediaLibrary, viewOfMedia } from './media-library.ts';
 
 type MediaMethods = 'createMedia' | 'getMedia' | 'listMedia' | 'deleteMedia' | 'readMediaFile';
-
-function callerOf(message: CallerMessage | undefined): Caller {
-  if (!message?.partnerId) throw errors.unauthorized('no caller');
-  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
-}
 
 export function mediaHandlers(
   library: MediaLibrary,

@@ -92,6 +92,6 @@ export class MediaFiles {
 }
 
 /** JPEG has no transparency: transparent pixels become white rather than black. */
-export function toJpeg(image: Buffer): Promise<Buffer> {
+function toJpeg(image: Buffer): Promise<Buffer> {
   return sharp(image).rotate().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
 }

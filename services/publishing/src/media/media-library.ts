@@ -11,7 +11,7 @@ import type { Media } from '../generated/prisma/client.ts';
 import type { PostStore } from '../posts/post-store.ts';
 import type { WorkspaceDirectory } from '../workspaces.ts';
 import { detectMedia } from './detect.ts';
-import { describeLimit, fetchMediaUrl } from './fetch-url.ts';
+import { fetchMediaUrl } from './fetch-url.ts';
 import { type KnownMedia, KnownMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
@@ -113,8 +113,7 @@ export class MediaLibrary {
             maxBytes: max,
           });
     const what = field === 'file' ? 'file' : 'file at url';
-    if (bytes.length > max)
-      throw errors.validation(field, `the ${what} is larger than the limit of ${describeLimit(max)}`);
+    if (bytes.length > max) throw errors.fileTooLarge(field, max);
     const detected = detectMedia(bytes);
     if (!detected.ok) throw errors.validation(field, detected.reason.replace(/^the file/, `the ${what}`));
     const { kind, mime, width, height } = detected;

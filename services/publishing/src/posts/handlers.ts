@@ -1,6 +1,5 @@
-import type { Caller as CallerMessage, PublishingService, ServiceImplementation } from '@svc/contracts';
+import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
 import type { Caller } from '@svc/db';
-import { errors } from '@svc/errors';
 import type { AccountsDirectory } from '../accounts-directory.ts';
 import type { Db } from '../db.ts';
 import { dryRun } from './dry-run.ts';
@@ -31,11 +30,6 @@ export interface PostHandlerDeps {
   settlements: SettlementWatch;
   db: Db;
   now: () => Date;
-}
-
-function callerOf(message: CallerMessage | undefined): Caller {
-  if (!message?.partnerId) throw errors.unauthorized('no caller');
-  return { partnerId: message.partnerId, workspaceId: message.workspaceId };
 }
 
 const postJson = (post: PostWithTargets) => JSON.stringify(viewOfPost(post));

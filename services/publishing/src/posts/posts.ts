@@ -118,7 +118,7 @@ export class Posts {
     const retry = post.targets.filter((t) => t.status !== 'published').map((t) => t.accountId);
     await this.checks.assertStillActive(caller, retry);
     // Known edge: a publish whose answer was lost and that lands at the network more than the
-    // worker's grace period (publish/unknown-outcome.ts) after it failed the target would be
+    // worker's grace period (UNKNOWN_OUTCOME_GRACE in publish/network-publisher.ts) after it failed the target would be
     // posted again here, since the retry starts from a fresh container.
     const started = await this.store.startPublishing(post);
     if (!started) throw errors.conflict('this post changed meanwhile; read it again');

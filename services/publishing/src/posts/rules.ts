@@ -15,7 +15,7 @@ interface NetworkRules {
   aspect: { min: number; max: number } | null;
 }
 
-export const NETWORK_RULES: Record<Network, NetworkRules> = {
+const NETWORK_RULES: Record<Network, NetworkRules> = {
   photo_network: {
     captionMax: 2200,
     hashtagsMax: 30,

@@ -1,4 +1,5 @@
 import { GraphApiError } from '@svc/graph-client';
+import { pollWithBackoff } from '@svc/net';
 import type { AccountToken } from '../accounts-directory.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import { NetworkPublisher } from './network-publisher.ts';
@@ -9,9 +10,7 @@ import { NetworkPublisher } from './network-publisher.ts';
  * next step, so a worker that dies resumes where it stopped, and an unknown outcome is settled by
  * asking the network (container PUBLISHED, the account's recent media) instead of posting again.
  */
-const POLL_START_MS = 200;
-const POLL_MAX_MS = 5_000;
-const POLL_DEADLINE_MS = 5 * 60_000;
+const CONTAINER_POLL = { firstDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 5 * 60_000 };
 
 /** The network refused the media; the target fails with this message. */
 export class PublishRefused extends Error {}
@@ -64,20 +63,16 @@ export class InstagramPublisher extends NetworkPublisher {
   }
 
   private async waitUntilReady({ token }: AccountToken, containerId: string): Promise<void> {
-    const deadline = Date.now() + POLL_DEADLINE_MS;
-    let delay = POLL_START_MS;
-    for (;;) {
+    const ready = await pollWithBackoff(async () => {
       const status = await this.tools.graph.instagram.containerStatus(token, containerId);
-      if (status.status_code === 'FINISHED' || status.status_code === 'PUBLISHED') return;
+      if (status.status_code === 'FINISHED' || status.status_code === 'PUBLISHED') return true;
       if (status.status_code === 'ERROR' || status.status_code === 'EXPIRED')
         throw new PublishRefused(
           `the network could not process the media: ${status.status ?? status.status_code}`,
         );
-      if (Date.now() + delay > deadline)
-        throw new PublishRefused('the network did not finish processing the media within 5 minutes');
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, POLL_MAX_MS);
-    }
+      return null;
+    }, CONTAINER_POLL);
+    if (!ready) throw new PublishRefused('the network did not finish processing the media within 5 minutes');
   }
 
   /**

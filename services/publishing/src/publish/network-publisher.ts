@@ -1,10 +1,16 @@
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
+import { pollWithBackoff } from '@svc/net';
 import type { AccountToken } from '../accounts-directory.ts';
 import type { MediaFiles } from '../media/media-files.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';
-import { askUntilSettled } from './unknown-outcome.ts';
+
+/**
+ * How long a publish call whose answer was lost may still complete at the network (and be live):
+ * asked again for this long, backing off, before the target is failed.
+ */
+const UNKNOWN_OUTCOME_GRACE = { firstDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 2 * 60_000 };
 
 /** What publishing to a network uses: the Graph client, the post store, the media files, a clock. */
 export interface NetworkTools {
@@ -37,7 +43,7 @@ export abstract class NetworkPublisher {
       return { id: await send() };
     } catch (error) {
       if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
-        const adopted = await askUntilSettled(() => adopt(sentAt));
+        const adopted = await pollWithBackoff(() => adopt(sentAt), UNKNOWN_OUTCOME_GRACE);
         if (adopted) return { adopted };
       }
       throw error;

@@ -1,14 +1,9 @@
+import { GroupCommit } from '@svc/db';
 import type pg from 'pg';
 import { type AttemptRecord, recordAttempts } from './queue.ts';
 
 /** The most attempt outcomes written in one statement. */
 const MAX_BATCH = 200;
-
-interface Waiting {
-  record: AttemptRecord;
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * Writes attempt outcomes by group commit: while one statement is being written, the outcomes that
@@ -17,34 +12,13 @@ interface Waiting {
  * attempts a second. Each caller still waits for its own outcome to be committed.
  */
 export class AttemptRecorder {
-  private waiting: Waiting[] = [];
-  private writing: Promise<void> | undefined;
+  private readonly commit: GroupCommit<AttemptRecord>;
 
-  constructor(private readonly pool: pg.Pool) {}
-
-  record(record: AttemptRecord): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ record, resolve, reject });
-      this.writeWaiting();
-    });
+  constructor(pool: pg.Pool) {
+    this.commit = new GroupCommit((records) => recordAttempts(pool, records), { maxBatch: MAX_BATCH });
   }
 
-  private writeWaiting(): void {
-    this.writing ??= (async () => {
-      await Promise.resolve(); // always after the assignment above, so the reset below sticks
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, MAX_BATCH);
-        try {
-          await recordAttempts(
-            this.pool,
-            batch.map((w) => w.record),
-          );
-          for (const w of batch) w.resolve();
-        } catch (error) {
-          for (const w of batch) w.reject(error);
-        }
-      }
-      this.writing = undefined;
-    })();
+  record(record: AttemptRecord): Promise<void> {
+    return this.commit.add(record);
   }
 }

@@ -3,6 +3,7 @@ import {
   BlockedAddressError,
   blockedReason,
   Deadline,
+  describeNetworkError,
   guardedLookup,
   type Resolver,
   systemResolver,
@@ -77,7 +78,9 @@ export class WebhookTransport {
         succeeded,
       };
     } catch (error) {
-      const reason = deadline.expired ? `timed out after ${deadline.ms} ms` : describeError(error);
+      const reason = deadline.expired
+        ? `timed out after ${deadline.ms} ms`
+        : describeNetworkError(error, 'receiver');
       return { statusCode, error: reason, latencyMs: elapsed(started), succeeded: false };
     } finally {
       deadline.clear();
@@ -110,21 +113,6 @@ async function readAtMost(stream: AsyncIterable<Buffer>, limit: number): Promise
 function describeStatus(status: number): string {
   if (status >= 300 && status < 400) return `redirect ${status} not followed`;
   return `HTTP ${status}`;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof BlockedAddressError) return error.message;
-  const { code, message } = error as { code?: string; message?: string };
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'DNS lookup failed',
-    UND_ERR_SOCKET: 'connection closed by the receiver',
-    UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
-    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for headers',
-  };
-  return (code && known[code]) ?? (code ? `${code}: ${message ?? ''}`.trim() : (message ?? 'unknown error'));
 }
 
 function elapsed(started: number): number {

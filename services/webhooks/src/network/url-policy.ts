@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { errors } from '@svc/errors';
 import { assertPublic, BlockedAddressError, blockedReason, type Resolver } from '@svc/net';
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
 /** The URL's host without IPv6 brackets. */
 export function hostOf(url: URL): string {
