@@ -9,7 +9,7 @@ import {
   type Resolver,
   systemResolver,
 } from '@svc/net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 
 /**
  * Fetches media by URL with the webhook deliveries' SSRF rules: outside development no loopback,
@@ -77,24 +77,10 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
       }).catch((error: unknown) => {
         throw failure(error, current, deadline.signal, hop);
       });
-      const status = response.statusCode;
-      if (REDIRECTS.has(status)) {
-        discard(response.body);
-        const location = response.headers.location;
-        if (typeof location !== 'string' || !location)
-          throw networkError(current, `HTTP ${status} redirect without a Location`, status);
-        if (hop >= MAX_REDIRECTS) throw networkError(current, `more than ${MAX_REDIRECTS} redirects`, status);
-        current = redirectTarget(location, current);
+      const next = redirectOf(response, current, hop, options.maxBytes);
+      if (next) {
+        current = next;
         continue;
-      }
-      if (status < 200 || status >= 300) {
-        discard(response.body);
-        throw networkError(current, `HTTP ${status}`, status);
-      }
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > options.maxBytes) {
-        discard(response.body);
-        throw errors.fileTooLarge('url', options.maxBytes);
       }
       return await readAtMost(response.body, options.maxBytes).catch((error: unknown) => {
         throw failure(error, current, deadline.signal, hop);
@@ -104,6 +90,36 @@ export async function fetchMediaUrl(text: string, options: FetchMediaOptions): P
     clearTimeout(timer);
     agent.destroy().catch(() => {});
   }
+}
+
+/**
+ * Where a redirect leads, or null when the response is the file itself; refuses an error status
+ * and a declared length over the limit (its body is discarded either way).
+ */
+function redirectOf(
+  response: Dispatcher.ResponseData,
+  current: URL,
+  hop: number,
+  maxBytes: number,
+): URL | null {
+  const status = response.statusCode;
+  const refuse = (error: Error) => {
+    discard(response.body);
+    return error;
+  };
+  if (REDIRECTS.has(status)) {
+    const location = response.headers.location;
+    if (typeof location !== 'string' || !location)
+      throw refuse(networkError(current, `HTTP ${status} redirect without a Location`, status));
+    if (hop >= MAX_REDIRECTS)
+      throw refuse(networkError(current, `more than ${MAX_REDIRECTS} redirects`, status));
+    discard(response.body);
+    return redirectTarget(location, current);
+  }
+  if (status < 200 || status >= 300) throw refuse(networkError(current, `HTTP ${status}`, status));
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw refuse(errors.fileTooLarge('url', maxBytes));
+  return null;
 }
 
 async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
