@@ -3,12 +3,13 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { publishingConfigSchema } from '@svc/publishing/config';
-import { publishableMediaUrl } from '@svc/publishing/media';
-import { startPublishing } from '@svc/publishing/service';
+import { api } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
+import { publishingConfigSchema } from '../src/config.ts';
+import { publishableMediaUrl } from '../src/media/instagram-ready.ts';
+import { startPublishing } from '../src/service.ts';
 
 /**
  * Media end to end through the gateway: uploads (multipart) and fetches by URL, type and
