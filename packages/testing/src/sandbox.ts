@@ -1,4 +1,6 @@
 import type { RunningSandbox } from '@svc/graph-sandbox';
+import { type ServiceChild, startChild } from './child-process.ts';
+import type { Addresses } from './wiring.ts';
 
 /** The graph-sandbox's control API (`/__sandbox/...`), JSON in and out. */
 export type SandboxControl = <T = Record<string, unknown>>(
@@ -31,11 +33,7 @@ export interface SandboxOptions {
  * The sandbox's environment in this system: it sends provider webhooks and deauthorize callbacks
  * to the gateway, never retries them (tests count them), and logs nothing.
  */
-export function sandboxEnv(
-  options: SandboxOptions,
-  port: number,
-  gatewayUrl: string,
-): Record<string, string> {
+function sandboxEnv(options: SandboxOptions, port: number, gatewayUrl: string): Record<string, string> {
   return {
     APP_ENV: 'development',
     LOG_LEVEL: 'silent',
@@ -48,7 +46,29 @@ export function sandboxEnv(
   };
 }
 
-export async function startSandboxInProcess(env: Record<string, string>): Promise<RunningSandbox> {
+/**
+ * Starts the sandbox before the services that call it: in this process on a port the OS picks
+ * (and `at.sandboxUrl` becomes its URL), or from its bundle at the address already chosen.
+ */
+export async function startSandbox(
+  options: SandboxOptions | false,
+  at: Addresses,
+  child: { logs: 'capture' | 'stderr'; nodeFlags: string[] },
+): Promise<{ running?: RunningSandbox; child?: ServiceChild }> {
+  if (options === false) return {};
+  if (options.run === 'bundle') {
+    const spec = {
+      label: 'graph-sandbox',
+      service: 'graph-sandbox',
+      entry: 'bundle' as const,
+      env: sandboxEnv(options, Number(new URL(at.sandboxUrl).port), at.gatewayUrl),
+      readyUrl: `${at.sandboxUrl}/__sandbox/published`,
+      ...child,
+    };
+    return { child: await startChild(spec, []) };
+  }
   const { sandboxConfig, startSandbox } = await import('@svc/graph-sandbox');
-  return startSandbox(sandboxConfig({}, env));
+  const running = await startSandbox(sandboxConfig({}, sandboxEnv(options, 0, at.gatewayUrl)));
+  at.sandboxUrl = running.url;
+  return { running };
 }

@@ -8,13 +8,7 @@ import { type InProcess, type ServiceName, type StartOptions, startInProcess } f
 import { type LogLine, logSink } from './logs.ts';
 import { createPartner, type Partner, type PartnerOptions } from './partners.ts';
 import { removePrefixedState } from './prefixed-state.ts';
-import {
-  type SandboxControl,
-  type SandboxOptions,
-  sandboxControl,
-  sandboxEnv,
-  startSandboxInProcess,
-} from './sandbox.ts';
+import { type SandboxControl, type SandboxOptions, sandboxControl, startSandbox } from './sandbox.ts';
 import { createTestDatabase } from './test-database.ts';
 import { uniquePrefix } from './unique.ts';
 import { type Addresses, wiringEnv } from './wiring.ts';
@@ -105,7 +99,11 @@ export class System {
     const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
     const prefix = options.prefix ?? uniquePrefix();
     const addresses = await unstartedAddresses(options);
-    const sandbox = await System.startSandbox(options, addresses);
+    const wanted = options.services.some((n) => n === 'accounts' || n === 'publishing');
+    const sandbox = await startSandbox(options.sandbox ?? (wanted ? {} : false), addresses, {
+      logs: options.logs ?? 'capture',
+      nodeFlags: options.nodeFlags?.('graph-sandbox') ?? [],
+    });
     const system = new System(options, databaseUrl, prefix, addresses, sandbox.running);
     system.sandboxChild = sandbox.child;
     try {
@@ -118,28 +116,6 @@ export class System {
       throw error;
     }
     return system;
-  }
-
-  private static async startSandbox(options: SystemOptions, at: Addresses) {
-    const wanted = options.services.some((n) => n === 'accounts' || n === 'publishing');
-    if (options.sandbox === false || (!wanted && options.sandbox === undefined)) return {};
-    const sandbox = options.sandbox ?? {};
-    if (sandbox.run === 'bundle') {
-      const port = new URL(at.sandboxUrl).port;
-      const env = sandboxEnv(sandbox, Number(port), at.gatewayUrl);
-      const child = await startChild(
-        {
-          ...childBasics(options, 'graph-sandbox', 'graph-sandbox'),
-          env,
-          readyUrl: `${at.sandboxUrl}/__sandbox/published`,
-        },
-        [],
-      );
-      return { child };
-    }
-    const running = await startSandboxInProcess(sandboxEnv(sandbox, 0, at.gatewayUrl));
-    at.sandboxUrl = running.url;
-    return { running };
   }
 
   /** The mode a service runs in. */
@@ -299,3 +275,5 @@ async function unstartedAddresses(options: SystemOptions): Promise<Addresses> {
     mediaDir: publishing ? await mkdtemp(path.join(tmpdir(), 'svc-media-')) : '',
   };
 }
+
+export { removePrefixedState } from './prefixed-state.ts';

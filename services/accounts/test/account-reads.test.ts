@@ -94,8 +94,6 @@ afterAll(async () => {
   await system?.stop();
 });
 
-const ids = (accounts: { id: string }[]) => accounts.map((a) => a.id).sort();
-
 /** A received message's fields, without protobuf's `$typeName`, to compare with `toAccountMessage`. */
 function fieldsOf(message: { $typeName: string } | undefined) {
   if (!message) return undefined;

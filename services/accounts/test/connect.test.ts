@@ -6,7 +6,6 @@ import {
   newLink,
   open,
   recordEvents,
-  seen,
   start,
   trackedApi,
 } from '@svc/testing';
