@@ -4,7 +4,7 @@ import type { RunningSandbox } from '@svc/graph-sandbox';
 import { createLogger } from '@svc/logging';
 import { api, connectThroughLink, createUser, uniquePrefix } from '@svc/testing';
 import { FAST_GRAPH_RETRIES } from '@svc/testing/stack';
-import { type SandboxControl, type ServiceChild, startSystem } from '@svc/testing/system';
+import { type SandboxControl, type ServiceChild, type System, startSystem } from '@svc/testing/system';
 import pg from 'pg';
 import sharp from 'sharp';
 
@@ -53,7 +53,6 @@ export async function startCrashStack(options: { containerProcessingMs: number }
     serviceEnv: { accounts: FAST_GRAPH_RETRIES, publishing: { ...FAST_GRAPH_RETRIES, LOG_LEVEL: 'info' } },
     sandbox: { containerProcessingMs: options.containerProcessingMs },
   });
-  const sandbox = system.sandbox as RunningSandbox;
   const { gatewayUrl, prefix } = system;
   const db = new pg.Pool({
     connectionString: system.databaseUrl,
@@ -63,12 +62,10 @@ export async function startCrashStack(options: { containerProcessingMs: number }
   const quiet = createLogger('crash-test', { level: 'silent' });
   const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'crash-test', logger: quiet });
   const { key } = await system.createPartner(uniquePrefix('crash-'));
-  const call = api(gatewayUrl, key);
-  const sandboxControl = system.sandboxControl;
   let last = system.child('publishing');
 
   const stack: CrashStack = {
-    sandbox,
+    sandbox: system.sandbox as RunningSandbox,
     gatewayUrl,
     db,
     bus,
@@ -82,27 +79,9 @@ export async function startCrashStack(options: { containerProcessingMs: number }
       await stack.publishing?.stop(signal);
       stack.publishing = undefined;
     },
-    sandboxControl,
-    call,
-    async instagramWorkspace() {
-      const workspace = (await call('POST', '/v1/workspaces', { name: 'Crash' })).body.id as string;
-      const user = await createUser({ sandboxControl }, [
-        { name: 'Acme Bakery', instagram: { username: 'acme' } },
-      ]);
-      const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
-      await connectThroughLink({ sandbox }, link.url as string, 'page_network', {
-        userId: user.user.id,
-        decision: 'approve',
-      });
-      const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
-        id: string;
-        network: string;
-        platform_id: string;
-      }[];
-      const ig = accounts.find((a) => a.network === 'photo_network');
-      if (!ig) throw new Error(`no Instagram account connected: ${JSON.stringify(accounts)}`);
-      return { workspace, igAccount: ig.id, igPlatformId: ig.platform_id, media: await upload(workspace) };
-    },
+    sandboxControl: system.sandboxControl,
+    call: api(gatewayUrl, key),
+    instagramWorkspace: () => instagramWorkspace(system, key),
     async stop() {
       await stack.stopPublishing('SIGKILL');
       await bus.close();
@@ -110,25 +89,50 @@ export async function startCrashStack(options: { containerProcessingMs: number }
       await system.stop();
     },
   };
-
-  async function upload(workspace: string): Promise<string> {
-    const bytes = await sharp({
-      create: { width: 1080, height: 1080, channels: 3, background: { r: 200, g: 120, b: 40 } },
-    })
-      .jpeg()
-      .toBuffer();
-    const form = new FormData();
-    form.append('workspace', workspace);
-    form.append('file', new Blob([new Uint8Array(bytes)]), 'photo.jpg');
-    const response = await fetch(`${gatewayUrl}/v1/media`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
-      body: form,
-    });
-    const body = (await response.json()) as { id: string };
-    if (response.status !== 201) throw new Error(`upload: ${response.status} ${JSON.stringify(body)}`);
-    return body.id;
-  }
-
   return stack;
+}
+
+/** A workspace with an Instagram account connected through the hosted flow, and a JPEG uploaded. */
+async function instagramWorkspace(system: System, key: string) {
+  const call = api(system.gatewayUrl, key);
+  const workspace = (await call('POST', '/v1/workspaces', { name: 'Crash' })).body.id as string;
+  const user = await createUser(system, [{ name: 'Acme Bakery', instagram: { username: 'acme' } }]);
+  const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
+  await connectThroughLink(
+    { sandbox: { url: system.addresses.sandboxUrl } },
+    link.url as string,
+    'page_network',
+    {
+      userId: user.user.id,
+      decision: 'approve',
+    },
+  );
+  const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
+    id: string;
+    network: string;
+    platform_id: string;
+  }[];
+  const ig = accounts.find((a) => a.network === 'photo_network');
+  if (!ig) throw new Error(`no Instagram account connected: ${JSON.stringify(accounts)}`);
+  const media = await upload(system.gatewayUrl, key, workspace);
+  return { workspace, igAccount: ig.id, igPlatformId: ig.platform_id, media };
+}
+
+async function upload(gatewayUrl: string, key: string, workspace: string): Promise<string> {
+  const bytes = await sharp({
+    create: { width: 1080, height: 1080, channels: 3, background: { r: 200, g: 120, b: 40 } },
+  })
+    .jpeg()
+    .toBuffer();
+  const form = new FormData();
+  form.append('workspace', workspace);
+  form.append('file', new Blob([new Uint8Array(bytes)]), 'photo.jpg');
+  const response = await fetch(`${gatewayUrl}/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const body = (await response.json()) as { id: string };
+  if (response.status !== 201) throw new Error(`upload: ${response.status} ${JSON.stringify(body)}`);
+  return body.id;
 }

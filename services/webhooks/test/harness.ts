@@ -73,32 +73,9 @@ export async function startWebhooksStack(
     db,
     bus,
     publishRaw,
-    async publish(partnerSlug, type = 'post.published', options = {}) {
-      const event = makeEvent(
-        type,
-        {
-          partner: partnerSlug,
-          workspace: options.workspace === undefined ? 'ws_test' : options.workspace,
-          external_id: options.externalId ?? null,
-        },
-        options.data ?? { post: { id: 'post_1', status: 'published' } },
-        options.at,
-      );
-      const raw = JSON.stringify(event);
-      await publishRaw(type, raw, event.id);
-      return { event, raw };
-    },
-    async partnerWithWebhook(url) {
-      const id = newId('partner');
-      const slug = uniquePrefix('partner-');
-      const { secret } = await client.putWebhook({
-        partnerId: id,
-        partnerSlug: slug,
-        url,
-        rotateSecret: false,
-      });
-      return { id, slug, secret };
-    },
+    publish: (partnerSlug, type = 'post.published', options = {}) =>
+      publishEvent(publishRaw, partnerSlug, type, options),
+    partnerWithWebhook: (url) => partnerWithWebhook(client, url),
     async startReplica() {
       return (await system.start('webhooks')).service as InProcess['webhooks'];
     },
@@ -109,6 +86,36 @@ export async function startWebhooksStack(
       await system.stop();
     },
   };
+}
+
+type PublishOptions = NonNullable<Parameters<WebhooksStack['publish']>[2]>;
+
+async function publishEvent(
+  publishRaw: WebhooksStack['publishRaw'],
+  partnerSlug: string,
+  type: string,
+  options: PublishOptions,
+) {
+  const event = makeEvent(
+    type,
+    {
+      partner: partnerSlug,
+      workspace: options.workspace === undefined ? 'ws_test' : options.workspace,
+      external_id: options.externalId ?? null,
+    },
+    options.data ?? { post: { id: 'post_1', status: 'published' } },
+    options.at,
+  );
+  const raw = JSON.stringify(event);
+  await publishRaw(type, raw, event.id);
+  return { event, raw };
+}
+
+async function partnerWithWebhook(client: WebhooksClient, url: string) {
+  const id = newId('partner');
+  const slug = uniquePrefix('partner-');
+  const { secret } = await client.putWebhook({ partnerId: id, partnerSlug: slug, url, rotateSecret: false });
+  return { id, slug, secret };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
