@@ -233,9 +233,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-let exitCode = 0;
-try {
-  const pool = await prepareDatabase();
+/** The receiver and the webhooks service, each in its own process; a webhook per partner. */
+async function startTargets() {
   const receiver = await startChild('receiver', 'webhook-receiver.ts', {});
   children.add(receiver);
   // The real webhooks service (event store consumer, delivery worker, gRPC), alone in its own process.
@@ -248,7 +247,6 @@ try {
     logs: 'stderr',
   });
   const receiverUrl = `${receiver.ready.url}${receiver.ready.path}`;
-
   const client = createClient(WebhooksService, system.addressOf('webhooks'));
   const partners = await Promise.all(
     Array.from({ length: PARTNERS }, async (_, i) => {
@@ -263,17 +261,15 @@ try {
     }),
   );
   client.close();
-  const slugs = partners.map((p) => p.slug);
+  return { receiver, receiverUrl, partners, slugs: partners.map((p) => p.slug) };
+}
 
-  say(`\n▶ ceiling (a): raw undici sender, ${EVENTS} signed POSTs, ${SENDER_IN_FLIGHT} in flight …`);
-  const senderRate = await rawSenderCeiling(receiverUrl, eventsFor(slugs, EVENTS), partners[0]?.secret ?? '');
-  say(`▶ ceiling (b): Postgres, BEGIN + 2 inserts + COMMIT, ${PG_CLIENTS} clients, ${PG_SECONDS} s …`);
-  const postgresRate = await postgresCeiling();
-
+/** The product at full speed, then at a steady rate; waits until every event had its attempt. */
+async function measureProduct(pool: pg.Pool, slugs: string[], statsUrl: string) {
   const bus = await connectBus({ url: NATS_URL, prefix: natsPrefix, name: 'bench-relay', logger });
   const relay = new OutboxRelay(pool, bus, logger, { schema: 'bench_outbox' });
   relay.start();
-  const before = await receiverStats(receiver.ready.url);
+  const before = await receiverStats(statsUrl);
   say(`▶ product: ${EVENTS} events, outbox → NATS → webhooks service → receiver …`);
   const throughput = await productThroughput(pool, relay, eventsFor(slugs, EVENTS));
   say(`▶ steady load: ${STEADY_RATE} events/s for ${STEADY_S} s …`);
@@ -284,17 +280,24 @@ try {
   await sleep(500);
   await relay.stop();
   await bus.close();
+  const after = await receiverStats(statsUrl);
+  return { throughput, steady, total, received: after.requests - before.requests };
+}
 
-  const after = await receiverStats(receiver.ready.url);
-  const attempts = await count(pool, 'SELECT count(*) AS n FROM webhooks.delivery_attempts');
-  const delivered = await count(
-    pool,
-    "SELECT count(*) AS n FROM webhooks.deliveries WHERE state = 'delivered'",
-  );
-  const stored = await count(pool, 'SELECT count(*) AS n FROM webhooks.events');
-  const received = after.requests - before.requests;
-  await pool.end();
+async function recordedCounts(pool: pg.Pool) {
+  return {
+    attempts: await count(pool, 'SELECT count(*) AS n FROM webhooks.delivery_attempts'),
+    delivered: await count(pool, "SELECT count(*) AS n FROM webhooks.deliveries WHERE state = 'delivered'"),
+    stored: await count(pool, 'SELECT count(*) AS n FROM webhooks.events'),
+  };
+}
 
+function report(
+  { throughput, steady, total, received }: Awaited<ReturnType<typeof measureProduct>>,
+  { attempts, delivered, stored }: Awaited<ReturnType<typeof recordedCounts>>,
+  senderRate: number,
+  postgresRate: number,
+) {
   const toPostgres = throughput.rate / postgresRate;
   const toSender = throughput.rate / senderRate;
   const recorded = attempts === received && stored === total && delivered === total;
@@ -311,6 +314,21 @@ try {
     '',
     'Processes: receiver, webhooks service, NATS server, Postgres each on their own; this runner writes the outbox, runs the relay and both ceilings.',
   ];
+  return { lines, recorded };
+}
+
+let exitCode = 0;
+try {
+  const pool = await prepareDatabase();
+  const { receiver, receiverUrl, partners, slugs } = await startTargets();
+  say(`\n▶ ceiling (a): raw undici sender, ${EVENTS} signed POSTs, ${SENDER_IN_FLIGHT} in flight …`);
+  const senderRate = await rawSenderCeiling(receiverUrl, eventsFor(slugs, EVENTS), partners[0]?.secret ?? '');
+  say(`▶ ceiling (b): Postgres, BEGIN + 2 inserts + COMMIT, ${PG_CLIENTS} clients, ${PG_SECONDS} s …`);
+  const postgresRate = await postgresCeiling();
+  const product = await measureProduct(pool, slugs, receiver.ready.url);
+  const counts = await recordedCounts(pool);
+  await pool.end();
+  const { lines, recorded } = report(product, counts, senderRate, postgresRate);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!recorded) exitCode = 1;
 } catch (error) {
