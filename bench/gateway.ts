@@ -8,17 +8,14 @@
 //
 // Environment: BENCH_DURATION_S (default 10), BENCH_WARMUP_S (2), BENCH_CONNECTIONS (50),
 // BENCH_CPU_PROF=1 writes a V8 CPU profile of the product process into $TMPDIR/bench-profiles-<run>/.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { removePrefixedState } from '@svc/testing/system';
 import autocannon, { type Result } from 'autocannon';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { connectBus, STREAMS, type StreamKey } from '../packages/bus/src/index.ts';
-import { createLogger } from '../packages/logging/src/index.ts';
-import { type Child, envVar, ROOT, startChild } from './child.ts';
+import { type Child, envVar, startChild } from './child.ts';
+import { type BenchDatabase, createBenchDatabase } from './database.ts';
 
 const DURATION_S = Number(envVar('BENCH_DURATION_S', '10'));
 const WARMUP_S = Number(envVar('BENCH_WARMUP_S', '2'));
@@ -26,24 +23,10 @@ const CONNECTIONS = Number(envVar('BENCH_CONNECTIONS', '50'));
 const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
 const REDIS_URL = envVar('REDIS_URL', 'redis://127.0.0.1:6379');
 const NATS_URL = envVar('NATS_URL', 'nats://127.0.0.1:4222');
-const SERVER_URL = envVar('BENCH_DATABASE_SERVER', 'postgresql://postgres@127.0.0.1:5432/postgres');
 
 const run = randomBytes(4).toString('hex');
-const databaseName = `bench_${run}`;
-const databaseUrl = (() => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
 const redisPrefix = `bench${run}:`;
 const natsPrefix = `bench${run}`;
-const childEnv = {
-  DATABASE_URL: databaseUrl,
-  REDIS_PREFIX: redisPrefix,
-  NATS_PREFIX: natsPrefix,
-  REDIS_URL,
-  NATS_URL,
-};
 
 interface Measurement {
   name: string;
@@ -52,21 +35,17 @@ interface Measurement {
 }
 
 const children = new Set<Child>();
-let databaseCreated = false;
-let stackStarted = false;
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+let database: BenchDatabase | undefined;
 
 async function measure(name: string, file: string, nodeFlags: string[] = []): Promise<Measurement> {
   process.stderr.write(`\n▶ ${name}: starting ${file}\n`);
+  const childEnv = {
+    DATABASE_URL: database?.url ?? '',
+    REDIS_PREFIX: redisPrefix,
+    NATS_PREFIX: natsPrefix,
+    REDIS_URL,
+    NATS_URL,
+  };
   const child = await startChild(name, file, childEnv, nodeFlags);
   children.add(child);
   try {
@@ -100,37 +79,11 @@ function cleanup(): Promise<void> {
       }
     };
     for (const child of children) await step(`stopping ${child.name}`, () => child.stop());
-    await step('deleting Redis keys', async () => {
-      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${redisPrefix}*`, 'COUNT', 1000);
-          cursor = next;
-          if (keys.length > 0) await redis.del(...keys);
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
-    });
-    if (stackStarted) {
-      await step('deleting NATS streams', async () => {
-        const logger = createLogger('bench', { level: 'warn', destination: process.stderr });
-        const bus = await connectBus({ url: NATS_URL, prefix: natsPrefix, name: 'bench-cleanup', logger });
-        try {
-          for (const key of Object.keys(STREAMS) as StreamKey[]) {
-            await bus.jsm.streams.delete(bus.subjects.streamName(key));
-          }
-        } finally {
-          await bus.close();
-        }
-      });
-    }
-    if (databaseCreated) {
-      await step('dropping the database', () =>
-        adminQuery(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`),
-      );
-    }
+    await step('deleting NATS streams and Redis keys', () =>
+      removePrefixedState(natsPrefix, { REDIS_URL, NATS_URL }),
+    );
+    const created = database;
+    if (created) await step('dropping the database', () => created.drop());
   })();
   return cleaning;
 }
@@ -191,25 +144,13 @@ function format(measurements: Measurement[]): { table: string; failed: boolean }
 
 let exitCode = 0;
 try {
-  await adminQuery(`CREATE DATABASE "${databaseName}"`);
-  databaseCreated = true;
-  process.stderr.write(`database ${databaseName}: applying identity migrations …\n`);
-  execFileSync(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    [path.join(ROOT, 'scripts/prisma.ts'), 'migrate', 'deploy'],
-    {
-      cwd: path.join(ROOT, 'services/identity'),
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  database = await createBenchDatabase(`bench_${run}`, (line) => process.stderr.write(`${line}\n`));
 
   const measurements: Measurement[] = [];
   measurements.push(await measure('bare Fastify', 'hello.ts'));
   measurements.push(await measure('minimal path', 'minimal.ts'));
   const profileDir = path.join(tmpdir(), `bench-profiles-${run}`);
   if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true });
-  stackStarted = true;
   measurements.push(
     await measure('product', 'stack.ts', CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   );

@@ -11,25 +11,16 @@
 // Environment: BENCH_EVENTS (default 20000), BENCH_STEADY_RATE (500), BENCH_STEADY_S (10),
 // BENCH_PARTNERS (10: events are spread over this many partners, each with its webhook).
 
-import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import path from 'node:path';
+import { connectBus, type EventEnvelope, makeEvent, OutboxRelay } from '@svc/bus';
+import { createClient, WebhooksService } from '@svc/contracts';
+import { newId } from '@svc/ids';
+import { createLogger } from '@svc/logging';
+import { type System, startSystem } from '@svc/testing/system';
 import pg from 'pg';
-import {
-  connectBus,
-  type EventEnvelope,
-  makeEvent,
-  OutboxRelay,
-  STREAMS,
-  type StreamKey,
-} from '../packages/bus/src/index.ts';
-import { createClient, WebhooksService } from '../packages/contracts/src/index.ts';
-import { newId } from '../packages/ids/src/index.ts';
-import { createLogger } from '../packages/logging/src/index.ts';
-// undici is the webhooks service's own HTTP client; the root has no copy, so the raw-sender ceiling
-// borrows the service's — the very same version the product sends with.
-import { Agent, request } from '../services/webhooks/node_modules/undici/index.js';
-import { type Child, envVar, ROOT, startChild } from './child.ts';
+import { Agent, request } from 'undici';
+import { type Child, envVar, startChild } from './child.ts';
+import { type BenchDatabase, createBenchDatabase } from './database.ts';
 
 const EVENTS = Number(envVar('BENCH_EVENTS', '20000'));
 const STEADY_RATE = Number(envVar('BENCH_STEADY_RATE', '500'));
@@ -39,47 +30,20 @@ const SENDER_IN_FLIGHT = 50;
 const PG_CLIENTS = 20;
 const PG_SECONDS = 5;
 const NATS_URL = envVar('NATS_URL', 'nats://127.0.0.1:4222');
-const SERVER_URL = envVar('BENCH_DATABASE_SERVER', 'postgresql://postgres@127.0.0.1:5432/postgres');
 
 const run = randomBytes(4).toString('hex');
-const databaseName = `bench_webhooks_${run}`;
-const databaseUrl = (() => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${databaseName}`;
-  return url.toString();
-})();
 const natsPrefix = `benchwh${run}`;
 const logger = createLogger('bench', { level: 'warn', destination: process.stderr });
 const children = new Set<Child>();
-let databaseCreated = false;
+let database: BenchDatabase | undefined;
+let system: System | undefined;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 async function prepareDatabase(): Promise<pg.Pool> {
-  await adminQuery(`CREATE DATABASE "${databaseName}"`);
-  databaseCreated = true;
-  say(`database ${databaseName}: applying the webhooks migrations …`);
-  execFileSync(
-    path.join(ROOT, 'node_modules/.bin/tsx'),
-    [path.join(ROOT, 'scripts/prisma.ts'), 'migrate', 'deploy'],
-    {
-      cwd: path.join(ROOT, 'services/webhooks'),
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 25 });
+  database = await createBenchDatabase(`bench_webhooks_${run}`, say);
+  const pool = new pg.Pool({ connectionString: database.url, max: 25 });
   // A bench-only producer schema: the outbox table every service has (see identity's), and the two
   // tables of the Postgres ceiling.
   await pool.query(`
@@ -143,7 +107,7 @@ async function rawSenderCeiling(url: string, events: EventEnvelope[], secret: st
 async function postgresCeiling(): Promise<number> {
   const clients = await Promise.all(
     Array.from({ length: PG_CLIENTS }, async () => {
-      const client = new pg.Client({ connectionString: databaseUrl });
+      const client = new pg.Client({ connectionString: database?.url });
       await client.connect();
       return client;
     }),
@@ -253,18 +217,13 @@ async function receiverStats(url: string): Promise<{ requests: number; distinct:
 
 async function cleanup(): Promise<void> {
   for (const child of children) await child.stop().catch(() => {});
-  try {
-    const bus = await connectBus({ url: NATS_URL, prefix: natsPrefix, name: 'bench-cleanup', logger });
-    for (const key of Object.keys(STREAMS) as StreamKey[])
-      await bus.jsm.streams.delete(bus.subjects.streamName(key)).catch(() => {});
-    await bus.close();
-  } catch (error) {
-    say(`cleanup: deleting NATS streams failed: ${String(error)}`);
-  }
-  if (databaseCreated)
-    await adminQuery(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`).catch((error: unknown) =>
-      say(`cleanup: dropping the database failed: ${String(error)}`),
-    );
+  // Stopping the system also deletes its NATS streams.
+  await system
+    ?.stop()
+    .catch((error: unknown) => say(`cleanup: stopping the webhooks service failed: ${String(error)}`));
+  await database
+    ?.drop()
+    .catch((error: unknown) => say(`cleanup: dropping the database failed: ${String(error)}`));
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -274,17 +233,21 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-let exitCode = 0;
-try {
-  const pool = await prepareDatabase();
-  const env = { DATABASE_URL: databaseUrl, NATS_PREFIX: natsPrefix, NATS_URL };
-  const receiver = await startChild('receiver', 'webhook-receiver.ts', env);
+/** The receiver and the webhooks service, each in its own process; a webhook per partner. */
+async function startTargets() {
+  const receiver = await startChild('receiver', 'webhook-receiver.ts', {});
   children.add(receiver);
-  const service = await startChild('webhooks', 'webhooks-service.ts', env);
-  children.add(service);
+  // The real webhooks service (event store consumer, delivery worker, gRPC), alone in its own process.
+  system = await startSystem({
+    services: ['webhooks'],
+    run: 'source',
+    databaseUrl: database?.url,
+    prefix: natsPrefix,
+    env: { LOG_LEVEL: 'warn', NATS_URL },
+    logs: 'stderr',
+  });
   const receiverUrl = `${receiver.ready.url}${receiver.ready.path}`;
-
-  const client = createClient(WebhooksService, service.ready.url);
+  const client = createClient(WebhooksService, system.addressOf('webhooks'));
   const partners = await Promise.all(
     Array.from({ length: PARTNERS }, async (_, i) => {
       const slug = `bench-${run}-${i}`;
@@ -298,17 +261,15 @@ try {
     }),
   );
   client.close();
-  const slugs = partners.map((p) => p.slug);
+  return { receiver, receiverUrl, partners, slugs: partners.map((p) => p.slug) };
+}
 
-  say(`\n▶ ceiling (a): raw undici sender, ${EVENTS} signed POSTs, ${SENDER_IN_FLIGHT} in flight …`);
-  const senderRate = await rawSenderCeiling(receiverUrl, eventsFor(slugs, EVENTS), partners[0]?.secret ?? '');
-  say(`▶ ceiling (b): Postgres, BEGIN + 2 inserts + COMMIT, ${PG_CLIENTS} clients, ${PG_SECONDS} s …`);
-  const postgresRate = await postgresCeiling();
-
+/** The product at full speed, then at a steady rate; waits until every event had its attempt. */
+async function measureProduct(pool: pg.Pool, slugs: string[], statsUrl: string) {
   const bus = await connectBus({ url: NATS_URL, prefix: natsPrefix, name: 'bench-relay', logger });
   const relay = new OutboxRelay(pool, bus, logger, { schema: 'bench_outbox' });
   relay.start();
-  const before = await receiverStats(receiver.ready.url);
+  const before = await receiverStats(statsUrl);
   say(`▶ product: ${EVENTS} events, outbox → NATS → webhooks service → receiver …`);
   const throughput = await productThroughput(pool, relay, eventsFor(slugs, EVENTS));
   say(`▶ steady load: ${STEADY_RATE} events/s for ${STEADY_S} s …`);
@@ -319,17 +280,24 @@ try {
   await sleep(500);
   await relay.stop();
   await bus.close();
+  const after = await receiverStats(statsUrl);
+  return { throughput, steady, total, received: after.requests - before.requests };
+}
 
-  const after = await receiverStats(receiver.ready.url);
-  const attempts = await count(pool, 'SELECT count(*) AS n FROM webhooks.delivery_attempts');
-  const delivered = await count(
-    pool,
-    "SELECT count(*) AS n FROM webhooks.deliveries WHERE state = 'delivered'",
-  );
-  const stored = await count(pool, 'SELECT count(*) AS n FROM webhooks.events');
-  const received = after.requests - before.requests;
-  await pool.end();
+async function recordedCounts(pool: pg.Pool) {
+  return {
+    attempts: await count(pool, 'SELECT count(*) AS n FROM webhooks.delivery_attempts'),
+    delivered: await count(pool, "SELECT count(*) AS n FROM webhooks.deliveries WHERE state = 'delivered'"),
+    stored: await count(pool, 'SELECT count(*) AS n FROM webhooks.events'),
+  };
+}
 
+function report(
+  { throughput, steady, total, received }: Awaited<ReturnType<typeof measureProduct>>,
+  { attempts, delivered, stored }: Awaited<ReturnType<typeof recordedCounts>>,
+  senderRate: number,
+  postgresRate: number,
+) {
   const toPostgres = throughput.rate / postgresRate;
   const toSender = throughput.rate / senderRate;
   const recorded = attempts === received && stored === total && delivered === total;
@@ -346,6 +314,21 @@ try {
     '',
     'Processes: receiver, webhooks service, NATS server, Postgres each on their own; this runner writes the outbox, runs the relay and both ceilings.',
   ];
+  return { lines, recorded };
+}
+
+let exitCode = 0;
+try {
+  const pool = await prepareDatabase();
+  const { receiver, receiverUrl, partners, slugs } = await startTargets();
+  say(`\n▶ ceiling (a): raw undici sender, ${EVENTS} signed POSTs, ${SENDER_IN_FLIGHT} in flight …`);
+  const senderRate = await rawSenderCeiling(receiverUrl, eventsFor(slugs, EVENTS), partners[0]?.secret ?? '');
+  say(`▶ ceiling (b): Postgres, BEGIN + 2 inserts + COMMIT, ${PG_CLIENTS} clients, ${PG_SECONDS} s …`);
+  const postgresRate = await postgresCeiling();
+  const product = await measureProduct(pool, slugs, receiver.ready.url);
+  const counts = await recordedCounts(pool);
+  await pool.end();
+  const { lines, recorded } = report(product, counts, senderRate, postgresRate);
   process.stdout.write(`${lines.join('\n')}\n`);
   if (!recorded) exitCode = 1;
 } catch (error) {

@@ -1,28 +1,18 @@
-import { randomBytes } from 'node:crypto';
-
+// Helpers every test may use, light to import (the system starter is `@svc/testing/system`).
+export {
+  connectThroughLink,
+  consent,
+  createUser,
+  newLink,
+  open,
+  recordEvents,
+  type SandboxUser,
+  seen,
+  start,
+  trackedApi,
+} from './connect.ts';
 export { adminQuery, testDatabaseUrl } from './database.ts';
+export { api, freePort } from './http.ts';
+export { type Behaviour, type ReceivedRequest, Receiver } from './receiver.ts';
 export { createTestDatabase } from './test-database.ts';
-
-/** A short unique prefix for NATS streams and Redis keys, so concurrent tests never share state. */
-export function uniquePrefix(label = 't'): string {
-  return `${label}${randomBytes(4).toString('hex')}`;
-}
-
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`, { cause: lastError });
-}
+export { eventually, uniquePrefix } from './unique.ts';

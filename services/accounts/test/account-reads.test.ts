@@ -1,15 +1,11 @@
-import { Writable } from 'node:stream';
-import { parseConfig } from '@svc/config';
 import { AccountsService, createClient, type ServiceClient } from '@svc/contracts';
 import { newId } from '@svc/ids';
-import { createLogger } from '@svc/logging';
-import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import { uniquePrefix } from '@svc/testing';
+import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountJson, toAccountMessage } from '../src/account-view.ts';
 import { describeAccounts, getAccount, getVaultAccount } from '../src/accounts.ts';
-import { accountsConfigSchema } from '../src/config.ts';
 import type { Account } from '../src/generated/prisma/client.ts';
-import { startAccounts } from '../src/service.ts';
 import { sealToken } from '../src/vault.ts';
 
 /**
@@ -22,10 +18,11 @@ import { sealToken } from '../src/vault.ts';
  */
 type Client = ServiceClient<typeof AccountsService>;
 
-let service: Awaited<ReturnType<typeof startAccounts>>;
+let system: System;
+let service: InProcess['accounts'];
 let client: Client;
 let vault: Client;
-const logs: Record<string, unknown>[] = [];
+let logs: Record<string, unknown>[] = [];
 
 const partnerA = newId('partner');
 const partnerB = newId('partner');
@@ -68,26 +65,10 @@ async function createAccount(
 }
 
 beforeAll(async () => {
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) logs.push(JSON.parse(line));
-      done();
-    },
-  });
-  const env = {
-    APP_ENV: 'development',
-    DATABASE_URL: await createTestDatabase(),
-    NATS_PREFIX: uniquePrefix('a'),
-    LOG_LEVEL: 'info',
-    ACCOUNTS_GRPC_ADDRESS: '127.0.0.1:0',
-    OPS_PORT: '0',
-    // Never reached: these reads do not call identity.
-    IDENTITY_GRPC_URL: '127.0.0.1:1',
-  };
-  service = await startAccounts(
-    parseConfig(accountsConfigSchema(env), env),
-    createLogger('accounts', { destination, level: 'info' }),
-  );
+  // Identity is not started: these reads never call it (its address answers nothing).
+  system = await startSystem({ services: ['accounts'], sandbox: false, prefix: uniquePrefix('a') });
+  service = system.service('accounts');
+  logs = system.logs;
   const address = `127.0.0.1:${service.port}`;
   client = createClient(AccountsService, address);
   vault = createClient(AccountsService, address, { credential: 'development-vault-publishing' });
@@ -110,7 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.close();
   vault?.close();
-  await service?.stop();
+  await system?.stop();
 });
 
 /** A received message's fields, without protobuf's `$typeName`, to compare with `toAccountMessage`. */

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '@svc/errors';
+import { api } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
 let key: string;

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { api } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 /**
  * The hosted connect flow in real headless Chromium: our pages, the sandbox's consent dialog and

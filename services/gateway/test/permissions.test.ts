@@ -1,10 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import { Receiver } from '@svc/webhooks/test-receiver';
+import { api, connectThroughLink, createUser, Receiver } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
-import { connectThroughLink, createUser } from './connect-helpers.ts';
-import { api, type Stack, startStack } from './harness.ts';
 
 /**
  * Spec section 5, transcribed independently of the gateway's own table: for every route, the

@@ -1,12 +1,9 @@
-import { parseConfig } from '@svc/config';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { newId } from '@svc/ids';
-import { createLogger } from '@svc/logging';
-import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import { uniquePrefix } from '@svc/testing';
+import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartner } from '../src/admin/partners.ts';
-import { identityConfigSchema } from '../src/config.ts';
-import { startIdentity } from '../src/service.ts';
 import { describeWorkspace, readWorkspace } from '../src/workspaces.ts';
 
 /**
@@ -16,32 +13,25 @@ import { describeWorkspace, readWorkspace } from '../src/workspaces.ts';
  *
  * One identity service on a fresh database, reached over real gRPC.
  */
-let service: Awaited<ReturnType<typeof startIdentity>>;
+let system: System;
+let service: InProcess['identity'];
 let client: ServiceClient<typeof IdentityService>;
 let partner: { id: string; slug: string };
 
 beforeAll(async () => {
-  const prefix = uniquePrefix('i');
-  const env = {
-    APP_ENV: 'development',
-    DATABASE_URL: await createTestDatabase(),
-    REDIS_PREFIX: `${prefix}:`,
-    NATS_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    IDENTITY_GRPC_ADDRESS: '127.0.0.1:0',
-    OPS_PORT: '0',
-  };
-  service = await startIdentity(
-    parseConfig(identityConfigSchema(env), env),
-    createLogger('identity', { level: 'silent' }),
-  );
+  system = await startSystem({
+    services: ['identity'],
+    prefix: uniquePrefix('i'),
+    env: { LOG_LEVEL: 'silent' },
+  });
+  service = system.service('identity');
   client = createClient(IdentityService, `127.0.0.1:${service.port}`);
   ({ partner } = await createPartner(service.prisma, uniquePrefix('p')));
 });
 
 afterAll(async () => {
   client?.close();
-  await service?.stop();
+  await system?.stop();
 });
 
 async function newWorkspace(externalId?: string) {

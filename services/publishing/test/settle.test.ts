@@ -1,15 +1,12 @@
 import { connectBus, OutboxRelay } from '@svc/bus';
-import { parseConfig } from '@svc/config';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { createPool } from '@svc/db';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import { uniquePrefix } from '@svc/testing';
+import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPartner } from '../../identity/src/admin/partners.ts';
-import { identityConfigSchema } from '../../identity/src/config.ts';
-import { startIdentity } from '../../identity/src/service.ts';
 import { openDatabase, SCHEMA } from '../src/db.ts';
 import type { TargetOutcome } from '../src/posts/post-rows.ts';
 import { PostStore } from '../src/posts/post-store.ts';
@@ -25,7 +22,8 @@ import { WorkspaceDirectory } from '../src/workspaces.ts';
  * event's scope comes from it, as in production); no network is involved.
  */
 const logger = createLogger('test', { level: 'silent' });
-let identity: Awaited<ReturnType<typeof startIdentity>>;
+let system: System;
+let identity: InProcess['identity'];
 let identityClient: ServiceClient<typeof IdentityService>;
 let settlement: Settlement;
 let pool: pg.Pool;
@@ -34,21 +32,15 @@ let partnerId: string;
 let close: () => Promise<void>;
 
 beforeAll(async () => {
-  const prefix = uniquePrefix('settle');
-  const databaseUrl = await createTestDatabase();
-  const env = {
-    APP_ENV: 'development',
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `${prefix}:`,
-    NATS_PREFIX: prefix,
-    LOG_LEVEL: 'silent',
-    IDENTITY_GRPC_ADDRESS: '127.0.0.1:0',
-    OPS_PORT: '0',
-  };
-  identity = await startIdentity(parseConfig(identityConfigSchema(env), env), logger);
+  system = await startSystem({
+    services: ['identity'],
+    prefix: uniquePrefix('settle'),
+    env: { LOG_LEVEL: 'silent' },
+  });
+  const { databaseUrl, prefix } = system;
+  identity = system.service('identity');
   identityClient = createClient(IdentityService, `127.0.0.1:${identity.port}`);
-  const { partner } = await createPartner(identity.prisma, uniquePrefix('p'));
-  partnerId = partner.id;
+  ({ partnerId } = await system.createPartner());
   const { workspace } = await identityClient.createWorkspace({
     partnerId,
     name: 'Bakery',
@@ -80,7 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await close?.();
   identityClient?.close();
-  await identity?.stop();
+  await system?.stop();
 });
 
 /** A post publishing to `count` targets, none settled yet, as CREATE_POST writes it. */

@@ -1,66 +1,30 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { connectBus, makeEvent } from '@svc/bus';
 import { createClient, WebhooksService } from '@svc/contracts';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { createTestDatabase, eventually, uniquePrefix } from '@svc/testing';
+import { eventually, Receiver, uniquePrefix } from '@svc/testing';
+import { type System, startSystem } from '@svc/testing/system';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Receiver } from './receiver.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const children = new Set<ChildProcess>();
+let system: System | undefined;
 
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+afterAll(async () => {
+  await system?.stop();
 });
-
-/** Runs the real service entry point as its own process and waits for its gRPC port. */
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'services/webhooks/src/main.ts')],
-    {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the webhooks service did not start')), 30_000);
-    child.once('exit', (code) => reject(new Error(`the webhooks service exited (${code})`)));
-    lines.on('line', (line) => {
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg === 'webhooks gRPC server listening' && entry.port) {
-        clearTimeout(timer);
-        resolve(entry.port);
-      }
-    });
-  });
-  return { child, port };
-}
 
 describe('crash in the middle of a burst', () => {
   // Guarantee: after a kill -9 of the service mid-burst (events unacknowledged in NATS, attempts
   // claimed and in flight), every event is stored exactly once and delivered at least once.
   it('loses nothing and stores nothing twice across a kill -9', { timeout: 120_000 }, async () => {
-    const databaseUrl = await createTestDatabase();
-    const prefix = uniquePrefix('crash');
-    const env = {
-      APP_ENV: 'development',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: databaseUrl,
-      NATS_PREFIX: prefix,
-      WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:0',
-      OPS_PORT: '0',
-      WEBHOOK_TIMEOUT_MS: '1000',
-      EVENT_STORE_ACK_WAIT_MS: '2000',
-    };
+    // The real service entry point as its own process, so it can be killed with SIGKILL.
+    system = await startSystem({
+      services: ['webhooks'],
+      run: 'source',
+      prefix: uniquePrefix('crash'),
+      env: { WEBHOOK_TIMEOUT_MS: '1000', EVENT_STORE_ACK_WAIT_MS: '2000' },
+    });
+    const { databaseUrl, prefix } = system;
     const receiver = await Receiver.start();
     // A little slow, so attempts are in flight when the process dies.
     receiver.behaviour = (_request, response) => setTimeout(() => response.writeHead(200).end(), 5);
@@ -68,8 +32,8 @@ describe('crash in the middle of a burst', () => {
     const bus = await connectBus({ url: 'nats://127.0.0.1:4222', prefix, name: 'crash-test', logger });
     const db = new pg.Pool({ connectionString: databaseUrl, max: 2, options: '-c search_path=webhooks' });
     try {
-      let service = await startService(env);
-      const client = createClient(WebhooksService, `127.0.0.1:${service.port}`);
+      let service = system.child('webhooks');
+      const client = createClient(WebhooksService, system.addressOf('webhooks'));
       const slug = uniquePrefix('crash-partner-');
       await client.putWebhook({
         partnerId: newId('partner'),
@@ -97,14 +61,13 @@ describe('crash in the middle of a burst', () => {
       };
       await publish(500);
       await eventually(() => (receiver.requests.length >= 150 ? true : undefined), 30_000);
-      service.child.kill('SIGKILL');
-      await new Promise((resolve) => service.child.once('exit', resolve));
+      await service.stop('SIGKILL');
       const deliveredBeforeCrash = new Set(receiver.requests.map((r) => r.headers['x-service-delivery']))
         .size;
       expect(deliveredBeforeCrash).toBeLessThan(500);
       await publish(500); // the second half of the burst arrives while the service is down
 
-      service = await startService(env);
+      service = await service.restart();
       const everyId = new Set(ids);
       await eventually(() => {
         const delivered = new Set(receiver.requests.map((r) => r.headers['x-service-delivery']));
@@ -122,8 +85,7 @@ describe('crash in the middle of a burst', () => {
       expect(counts).toEqual({ events: 1000, distinct_events: 1000, delivered: 1000 });
       const deliveredIds = receiver.requests.map((r) => r.headers['x-service-delivery']);
       expect(deliveredIds.every((id) => everyId.has(String(id)))).toBe(true);
-      service.child.kill('SIGTERM');
-      await new Promise((resolve) => service.child.once('exit', resolve));
+      await service.stop('SIGTERM');
     } finally {
       await bus.jsm.streams.delete(bus.subjects.streamName('events')).catch(() => {});
       await bus.jsm.streams.delete(bus.subjects.streamName('internal')).catch(() => {});

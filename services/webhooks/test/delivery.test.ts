@@ -1,8 +1,7 @@
 import { verifyWebhook } from '@svc/sdk';
-import { eventually } from '@svc/testing';
+import { eventually, Receiver } from '@svc/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startWebhooksStack, type WebhooksStack } from './harness.ts';
-import { Receiver } from './receiver.ts';
 
 let stack: WebhooksStack;
 let receiver: Receiver;

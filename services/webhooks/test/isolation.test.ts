@@ -1,8 +1,7 @@
 import { makeEvent } from '@svc/bus';
-import { eventually } from '@svc/testing';
+import { eventually, Receiver } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, startWebhooksStack, type WebhooksStack } from './harness.ts';
-import { Receiver } from './receiver.ts';
 
 const CONCURRENCY = 16;
 const PER_ENDPOINT = 4;

@@ -1,7 +1,6 @@
-import { eventually } from '@svc/testing';
+import { eventually, Receiver } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, startWebhooksStack, type WebhooksStack } from './harness.ts';
-import { Receiver } from './receiver.ts';
 
 let stack: WebhooksStack;
 let receiver: Receiver;

@@ -1,10 +1,9 @@
 import { verifyWebhook } from '@svc/sdk';
-import { eventually } from '@svc/testing';
+import { eventually, Receiver } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ATTEMPT_DELAYS_MS } from '../src/delivery/schedule.ts';
 import { FakeClock } from './clock.ts';
 import { sleep, startWebhooksStack, type WebhooksStack } from './harness.ts';
-import { Receiver } from './receiver.ts';
 
 let stack: WebhooksStack;
 let receiver: Receiver;

@@ -1,9 +1,8 @@
-import { sweepExpired } from '@svc/accounts/lifecycle';
 import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
+import { api, connectThroughLink, createUser, eventually, recordEvents } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectThroughLink, createUser, recordEvents } from './connect-helpers.ts';
-import { api, type Stack, startStack } from './harness.ts';
 
 /**
  * Publishing end to end against the graph-sandbox: posts to both networks through the real
@@ -469,7 +468,19 @@ describe('checks before sending', () => {
       `UPDATE accounts SET token_expires_at = now() + interval '1 hour' WHERE id = $1`,
       [page.id],
     );
-    await sweepExpired({ ...stack.accounts.context, now: () => new Date(Date.now() + 2 * 3600_000) });
+    // The sweep runs in an accounts replica whose clock is two hours ahead (accounts' own sweeper,
+    // started as accounts starts, rather than a call into its internals).
+    const ahead = await stack.system.start('accounts', {
+      env: { EXPIRY_SWEEP_MS: '100' },
+      options: { accounts: { now: () => new Date(Date.now() + 2 * 3600_000) } },
+    });
+    await eventually(async () => {
+      const { rows } = await stack.accounts.pool.query('SELECT status FROM accounts WHERE id = $1', [
+        page.id,
+      ]);
+      return rows[0]?.status === 'expired' ? true : undefined;
+    });
+    await stack.system.stopInstance(ahead);
     const disconnected = await refusedWithin(5_000, () => post({ caption: 'x', targets: [page.id] }));
     expect(disconnected.status).toBe(409);
     expect(disconnected.body.error.code).toBe('account_disconnected');

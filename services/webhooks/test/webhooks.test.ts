@@ -1,9 +1,9 @@
 import { DEVELOPMENT_KEYRING, parseKeyring } from '@svc/crypto';
 import { verifyWebhook } from '@svc/sdk';
-import { Receiver } from '@svc/webhooks/test-receiver';
+import { api, Receiver } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
 let receiver: Receiver;

@@ -1,10 +1,9 @@
 import { type Bus, connectBus, type EventEnvelope, makeEvent } from '@svc/bus';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { eventually } from '@svc/testing';
-import { Receiver } from '@svc/webhooks/test-receiver';
+import { api, eventually, Receiver } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
 let bus: Bus;

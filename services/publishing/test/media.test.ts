@@ -3,13 +3,14 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { publishingConfigSchema } from '@svc/publishing/config';
-import { startPublishing } from '@svc/publishing/service';
+import { api } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalMediaStorage } from '../../publishing/src/media/local-storage.ts';
-import { MediaFiles } from '../../publishing/src/media/media-files.ts';
-import { api, type Stack, startStack } from './harness.ts';
+import { publishingConfigSchema } from '../src/config.ts';
+import { LocalMediaStorage } from '../src/media/local-storage.ts';
+import { MediaFiles } from '../src/media/media-files.ts';
+import { startPublishing } from '../src/service.ts';
 
 /**
  * Media end to end through the gateway: uploads (multipart) and fetches by URL, type and
@@ -110,12 +111,8 @@ const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string
 function mediaFiles(now = () => new Date()) {
   const env = { APP_ENV: 'development', PUBLIC_BASE_URL: stack.gateway.url };
   const config = parseConfig(publishingConfigSchema(env), env);
-  return new MediaFiles(
-    new LocalMediaStorage(stack.mediaDir),
-    config,
-    createLogger('test', { level: 'silent' }),
-    now,
-  );
+  const logger = createLogger('test', { level: 'silent' });
+  return new MediaFiles(new LocalMediaStorage(stack.mediaDir), config, logger, now);
 }
 
 describe('uploads', () => {

@@ -1,7 +1,7 @@
 import { connectBus, type EventEnvelope } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import type { Stack } from './harness.ts';
 import { api } from './http.ts';
+import type { SandboxControl } from './sandbox.ts';
 
 /** What the scripted user needs of a stack: the sandbox (and its control API for new users). */
 type WithSandbox = { sandbox: { url: string } };
@@ -27,7 +27,7 @@ async function get(url: string, init: RequestInit = {}) {
 
 export const open = (url: string, init?: RequestInit) => get(url, init);
 
-/** The API client of `harness.ts`, keeping every response body for the secret scan. */
+/** The API client of `http.ts`, keeping every response body for the secret scan. */
 export function trackedApi(baseUrl: string, key: string): ReturnType<typeof api> {
   const call = api(baseUrl, key);
   return async (...args) => {
@@ -38,7 +38,7 @@ export function trackedApi(baseUrl: string, key: string): ReturnType<typeof api>
 }
 
 export async function createUser(
-  stack: Pick<Stack, 'sandboxControl'>,
+  stack: { sandboxControl: SandboxControl },
   pages: unknown[],
 ): Promise<SandboxUser> {
   return stack.sandboxControl<SandboxUser>('POST', '/__sandbox/users', { name: 'Jane', pages });

@@ -1,7 +1,7 @@
-import { eventually } from '@svc/testing';
+import { api, eventually } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
 let partner: ReturnType<typeof api>;
@@ -133,7 +133,7 @@ describe('request logs', () => {
         `UPDATE identity.request_logs SET created_at = now() - interval '8 days' WHERE request_id = $1`,
         [requestId],
       );
-      const { purgeRequestLogs } = await import('@svc/identity/request-logs');
+      const { purgeRequestLogs } = await import('../src/request-logs.ts');
       expect(await purgeRequestLogs(stack.identity.prisma, 7)).toBeGreaterThanOrEqual(1);
       expect(
         (await db.query('SELECT 1 FROM identity.request_logs WHERE request_id = $1', [requestId])).rowCount,

@@ -1,9 +1,7 @@
-import { sweepExpired } from '@svc/accounts/lifecycle';
-import { rotateTokens } from '@svc/accounts/vault';
 import { AccountsService, createClient } from '@svc/contracts';
 import { parseKeyring } from '@svc/crypto';
 import { metaJson, signatureHeaders, signedRequest } from '@svc/graph-sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { api } from '@svc/testing';
 import {
   connectThroughLink,
   createUser,
@@ -13,8 +11,11 @@ import {
   type SandboxUser,
   seen,
   trackedApi,
-} from './connect-helpers.ts';
-import { type api, type Stack, startStack } from './harness.ts';
+} from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepExpired } from '../src/lifecycle.ts';
+import { rotateTokens } from '../src/vault.ts';
 
 /**
  * Accounts after connect: the REST surface, refresh against a failing provider, expiry (token

@@ -1,6 +1,6 @@
+import { api, connectThroughLink, createUser } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectThroughLink, createUser } from './connect-helpers.ts';
-import { api, type Stack, startStack } from './harness.ts';
 
 /**
  * Publishing split into its API and its workers (PUBLISHING_ROLE), as two processes of one stack:

@@ -1,8 +1,9 @@
 import { connectBus } from '@svc/bus';
 import { createLogger } from '@svc/logging';
+import { api } from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, type Stack, startStack } from './harness.ts';
 
 let stack: Stack;
 let call: ReturnType<typeof api>;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { api } from '@svc/testing';
 import {
   connectThroughLink,
   consent,
@@ -8,8 +8,9 @@ import {
   recordEvents,
   start,
   trackedApi,
-} from './connect-helpers.ts';
-import { type api, type Stack, startStack } from './harness.ts';
+} from '@svc/testing';
+import { type Stack, startStack } from '@svc/testing/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * The hosted connect flow end to end: a connect link, the page, the consent dialog of the

@@ -1,0 +1,118 @@
+// What bench:publish prints: every figure beside its baseline, then PASS/FAIL against the targets.
+import type { Sustained, Throughput } from './load-phases.ts';
+import {
+  ALONE_POSTS,
+  benchStart,
+  CONCURRENCY,
+  fmt,
+  POSTS,
+  percentile as pct,
+  SUSTAINED_COUNT,
+  SUSTAINED_RATE,
+  SUSTAINED_SECONDS,
+  TARGETS,
+  verdict,
+  WAIT_POSTS,
+  WORKER_CONCURRENCY,
+  WORKER_NICE,
+} from './settings.ts';
+import type { alonePhase, downloadPhase, waitPhase } from './single-phases.ts';
+
+export interface Results {
+  throughput: Throughput;
+  sustained: Sustained;
+  ceiling: number;
+  alone: Awaited<ReturnType<typeof alonePhase>>;
+  wait: Awaited<ReturnType<typeof waitPhase>>;
+  downloads: Awaited<ReturnType<typeof downloadPhase>>;
+  throughputSteps: string[];
+  waitSteps: string[];
+  duplicates: number;
+  productEntries: number;
+}
+
+function throughputLines({ throughput: t, ceiling }: Results): string[] {
+  return [
+    `throughput: ${t.targetsPublished} of ${t.targetsTotal} targets published in ${t.e2eSeconds.toFixed(1)} s end to end → ${t.throughput.toFixed(0)} targets/s  (${POSTS} posts created in ${t.createdSeconds.toFixed(1)} s = ${(t.ids.length / t.createdSeconds).toFixed(0)} posts/s; ${t.failures} POSTs refused; ${t.notPublished} posts not 'published')`,
+    `  POST → post settled: p50 ${fmt(pct(t.postToSettled, 0.5))} ms, p99 ${fmt(pct(t.postToSettled, 0.99))} ms, max ${fmt(Math.max(...t.postToSettled))} ms`,
+    `  sandbox ceiling (same Graph calls directly, ${WORKER_CONCURRENCY} in flight): ${ceiling.toFixed(0)} targets/s → product / sandbox ${((t.throughput / ceiling) * 100).toFixed(1)}%`,
+    `  Postgres transactions committed per target (all services; a standalone statement counts as one): ${t.transactionsPerTarget.toFixed(1)}`,
+    `  CPU while it ran (% of one core; ${(t.cpu.machineBusy * 100).toFixed(0)}% of the machine's 2 cores busy, ${(t.cpu.foreign * 100).toFixed(0)}% of a core by processes not of this run): ${t.cpu.line}`,
+  ];
+}
+
+function postLines({ throughput: t, sustained: s, alone }: Results): string[] {
+  const postP99 = pct(t.latencies, 0.99);
+  const probeP99 = pct(t.probeLatencies, 0.99);
+  return [
+    `POST /v1/posts at saturation (the throughput phase, ${CONCURRENCY} clients each sending its next POST on the last answer): p50 ${fmt(pct(t.latencies, 0.5))} ms, p99 ${fmt(postP99)} ms, max ${fmt(Math.max(...t.latencies))} ms`,
+    `POST /v1/posts under the target load (${SUSTAINED_COUNT} posts sent at ${SUSTAINED_RATE}/s for ${SUSTAINED_SECONDS} s, open loop, from when each was due): p50 ${fmt(pct(s.latencies, 0.5))} ms, p99 ${fmt(pct(s.latencies, 0.99))} ms, max ${fmt(Math.max(...s.latencies))} ms; ${s.failures} refused`,
+    `  the pipeline meanwhile: ${s.throughput.toFixed(0)} targets/s published (first POST → last settlement); POST → post settled p50 ${fmt(pct(s.toSettled, 0.5))} ms, p99 ${fmt(pct(s.toSettled, 0.99))} ms; ${s.notPublished} posts not 'published'`,
+    `  CPU meanwhile (% of one core; ${(s.cpu.machineBusy * 100).toFixed(0)}% of the machine's 2 cores busy): ${s.cpu.line}`,
+    `  the same POST alone (one at a time, nothing else running, ${ALONE_POSTS}): p50 ${fmt(pct(alone.aloneLatencies, 0.5))} ms, p99 ${fmt(pct(alone.aloneLatencies, 0.99))} ms; of which publishing's CreatePost over gRPC alone: p50 ${fmt(pct(alone.grpcLatencies, 0.5))} ms, p99 ${fmt(pct(alone.grpcLatencies, 0.99))} ms`,
+    `  baseline GET /v1/workspaces/:id, same load, one client: p50 ${fmt(pct(t.probeLatencies, 0.5))} ms, p99 ${fmt(probeP99)} ms → POST p99 / GET p99 ${(postP99 / probeP99).toFixed(2)}×`,
+  ];
+}
+
+function waitLines({ wait: w, downloads: d }: Results): string[] {
+  const waitP50 = pct(w.waitLatencies, 0.5);
+  const ownP50 = pct(w.sandboxLatencies, 0.5);
+  return [
+    `wait=true, one at a time (${WAIT_POSTS}): p50 ${fmt(waitP50)} ms, p99 ${fmt(pct(w.waitLatencies, 0.99))} ms; ${w.waitNotPublished} not 'published' in the answer`,
+    `  sandbox's own time for the same 2 targets (direct, in parallel): p50 ${fmt(ownP50)} ms, p99 ${fmt(pct(w.sandboxLatencies, 0.99))} ms → wait=true / sandbox ${(waitP50 / ownP50).toFixed(2)}×`,
+    `  overhead (wait=true − sandbox, per pair): p50 ${fmt(pct(w.overheads, 0.5))} ms, p99 ${fmt(pct(w.overheads, 0.99))} ms`,
+    `  the image download the sandbox makes per target, one at a time: signed gateway URL p50 ${fmt(pct(d.productDownloads, 0.5))} ms, p99 ${fmt(pct(d.productDownloads, 0.99))} ms; the same bytes from a bare server p50 ${fmt(pct(d.bareDownloads, 0.5))} ms`,
+  ];
+}
+
+function breakdownLines(r: Results): string[] {
+  const expected =
+    r.throughput.targetsPublished +
+    SUSTAINED_COUNT * 2 +
+    ALONE_POSTS * 4 +
+    (WAIT_POSTS - r.wait.waitNotPublished) * 2;
+  return [
+    "where a target's time goes (from publishing's own records):",
+    '  throughput phase:',
+    ...r.throughputSteps.map((l) => `    ${l}`),
+    '  wait=true phase (one post at a time):',
+    ...r.waitSteps.map((l) => `    ${l}`),
+    'Postgres connections during the throughput phase (average of 250 ms samples):',
+    ...r.throughput.connections.map((l) => `  ${l}`),
+    '',
+    `exactly once: ${r.duplicates === 0 ? 'yes' : 'NO'}  (${r.duplicates} duplicate (account, caption) pairs in the sandbox's log; ${r.productEntries} product publishes, expected ${expected})`,
+  ];
+}
+
+function targetLines({ throughput: t, sustained: s, wait: w }: Results): string[] {
+  const sustainedP99 = pct(s.latencies, 0.99);
+  const overheadP50 = pct(w.overheads, 0.5);
+  return [
+    `targets (issue 6, 2-core machine):`,
+    `  ≥ ${TARGETS.throughput} targets/s end to end:   ${t.throughput.toFixed(0)}  ${verdict(t.throughput >= TARGETS.throughput)}`,
+    `  POST /v1/posts p99 < ${TARGETS.postP99} ms (under the target load): ${fmt(sustainedP99)} ms  ${verdict(sustainedP99 < TARGETS.postP99)}`,
+    `  wait=true overhead p50 < ${TARGETS.waitOverheadP50} ms: ${fmt(overheadP50)} ms  ${verdict(overheadP50 < TARGETS.waitOverheadP50)}`,
+  ];
+}
+
+export function report(results: Results, profileDir: string | undefined): string[] {
+  const lines = [
+    '',
+    ...throughputLines(results),
+    ...postLines(results),
+    ...waitLines(results),
+    '',
+    ...breakdownLines(results),
+    '',
+    ...targetLines(results),
+    '',
+    `Processes: identity, accounts, webhooks, publishing (its API, and one worker replica with ${WORKER_CONCURRENCY} jobs in flight, at nice ${WORKER_NICE}), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
+  ];
+  if (profileDir) lines.push(`CPU profiles of every service: ${profileDir} (written when the services stop)`);
+  return lines;
+}
+
+/** The run went wrong (not merely slow): refused POSTs, posts not published, a duplicate publish. */
+export function runFailed({ throughput: t, sustained: s, duplicates }: Results): boolean {
+  return t.failures + s.failures > 0 || t.notPublished + s.notPublished > 0 || duplicates > 0;
+}

@@ -1,0 +1,134 @@
+// The phases of bench:publish that time one thing at a time against its baseline: the sandbox's
+// ceiling (2), POST alone (3), wait=true (4) and the image download (5).
+import { createClient, PublishingService } from '@svc/contracts';
+import type { RunContext } from './context.ts';
+import {
+  ALONE_POSTS,
+  CEILING_POSTS,
+  pool,
+  run,
+  say,
+  WAIT_POSTS,
+  WORKER_CONCURRENCY,
+  WORKSPACES,
+} from './settings.ts';
+
+/** 2. The sandbox's own ceiling: the same calls directly, as many in flight as one replica's workers. */
+export async function ceilingPhase(ctx: RunContext): Promise<number> {
+  say(
+    `▶ sandbox ceiling: ${CEILING_POSTS * 2} targets' Graph calls directly, ${WORKER_CONCURRENCY} in flight …`,
+  );
+  const started = performance.now();
+  await pool(CEILING_POSTS * 2, WORKER_CONCURRENCY, async (t) => {
+    const post = Math.floor(t / 2);
+    const f = ctx.fixtureOf(post);
+    const caption = `Bench ceiling ${run} #${post}`;
+    await (t % 2 === 0 ? ctx.direct.instagram(f.ig, caption) : ctx.direct.page(f.page, caption));
+  });
+  return (CEILING_POSTS * 2) / ((performance.now() - started) / 1000);
+}
+
+/**
+ * 3. POST alone: one post at a time, the next only once the last settled (no load behind it);
+ * beside each, the same create sent straight to publishing over gRPC, as the gateway sends it.
+ */
+export async function alonePhase(ctx: RunContext) {
+  say(`▶ POST alone: ${ALONE_POSTS} posts one at a time, each left to settle before the next …`);
+  const aloneLatencies: number[] = [];
+  const grpcLatencies: number[] = [];
+  const publishing = createClient(PublishingService, ctx.publishingUrl);
+  for (let i = 0; i < ALONE_POSTS; i++) {
+    const created = await ctx.gateway.call('POST', '/v1/posts', ctx.postBody(i, 'alone'));
+    if (created.status !== 201)
+      throw new Error(`POST alone: ${created.status} ${JSON.stringify(created.body)}`);
+    aloneLatencies.push(created.ms);
+    await ctx.watcher.all([created.body.id as string], 30_000);
+    const body = ctx.postBody(i, 'grpc');
+    const t0 = performance.now();
+    const { postJson } = await publishing.createPost({
+      caller: { partnerId: ctx.partnerId, workspaceId: '' },
+      workspaceId: body.workspace,
+      caption: body.caption,
+      mediaIds: body.media,
+      accountIds: body.targets,
+      optionsJson: '{}',
+      createdBy: 'api',
+    });
+    grpcLatencies.push(performance.now() - t0);
+    await ctx.watcher.all([(JSON.parse(postJson) as { id: string }).id], 30_000);
+  }
+  publishing.close();
+  return { aloneLatencies, grpcLatencies };
+}
+
+/** 4. wait=true, one at a time, each paired with the sandbox's own time for the same two targets. */
+export async function waitPhase(ctx: RunContext) {
+  say(`▶ wait=true: ${WAIT_POSTS} posts one at a time, each beside the same calls sent directly …`);
+  const waitLatencies: number[] = [];
+  const sandboxLatencies: number[] = [];
+  const overheads: number[] = [];
+  let waitNotPublished = 0;
+  for (let i = 0; i < WAIT_POSTS; i++) {
+    const f = ctx.fixtureOf(i);
+    const t0 = performance.now();
+    await Promise.all([
+      ctx.direct.instagram(f.ig, `Bench direct ${run} ig #${i}`),
+      ctx.direct.page(f.page, `Bench direct ${run} page #${i}`),
+    ]);
+    const own = performance.now() - t0;
+    const waited = await ctx.gateway.call('POST', '/v1/posts?wait=true', ctx.postBody(i, 'wait'));
+    if (waited.status !== 201 || waited.body.status !== 'published') waitNotPublished++;
+    sandboxLatencies.push(own);
+    waitLatencies.push(waited.ms);
+    overheads.push(waited.ms - own);
+  }
+  return { waitLatencies, sandboxLatencies, overheads, waitNotPublished };
+}
+
+interface SandboxPublished {
+  account_id: string;
+  caption: string;
+  media_urls: string[];
+}
+
+/** Everything the sandbox published, oldest first. */
+export async function sandboxPublished(sandboxUrl: string): Promise<SandboxPublished[]> {
+  const log = (await (await fetch(`${sandboxUrl}/__sandbox/published`)).json()) as {
+    data: SandboxPublished[];
+  };
+  return log.data;
+}
+
+/**
+ * 5. One piece of a target's path alone: the image download the sandbox makes for each target,
+ * from the gateway's signed URL (gateway → publishing gRPC → the media volume) vs the bare server.
+ * The signed URLs are those the sandbox was given for the warm-up posts' JPEGs (one per
+ * workspace, uploaded before the phases, read once since), as the product signed them.
+ */
+export async function downloadPhase(ctx: RunContext, bareUrl: string) {
+  const signedUrls = await warmUpMediaUrls(ctx.sandboxUrl);
+  const download = async (url: string) => {
+    const t0 = performance.now();
+    const response = await fetch(url);
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
+    return performance.now() - t0;
+  };
+  const productDownloads: number[] = [];
+  const bareDownloads: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    productDownloads.push(await download(signedUrls[i % signedUrls.length] ?? ''));
+    bareDownloads.push(await download(bareUrl));
+  }
+  return { productDownloads, bareDownloads };
+}
+
+async function warmUpMediaUrls(sandboxUrl: string): Promise<string[]> {
+  const published = await sandboxPublished(sandboxUrl);
+  return Array.from({ length: WORKSPACES }, (_, i) => {
+    const caption = `Bench warm ${run} #${i}`;
+    const url = published.find((p) => p.caption === caption)?.media_urls[0];
+    if (!url) throw new Error(`the sandbox has no publish of "${caption}"`);
+    return url;
+  });
+}
