@@ -4,7 +4,7 @@ import { PeriodicJob } from './periodic-job.ts';
 export { Counter, Histogram, Registry } from 'prom-client';
 export { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 export { PeriodicJob } from './periodic-job.ts';
-export { type GrpcServer, ServiceRuntime } from './runtime.ts';
+export { type GrpcServer, ServiceRuntime, type SqlPool } from './runtime.ts';
 
 /** @deprecated use `ServiceRuntime.every`, which the runtime stops in order. */
 export function every(ms: number, job: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {

@@ -18,6 +18,12 @@ export interface GrpcServer {
   forceShutdown(): void;
 }
 
+/** A `pg` pool, as far as the runtime uses it. */
+export interface SqlPool {
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+
 interface Step {
   name: string;
   run: () => unknown;
@@ -60,6 +66,22 @@ export class ServiceRuntime {
   /** True from the moment `stop()` is called. */
   get stopping(): boolean {
     return this.stopped !== undefined;
+  }
+
+  /** The service's pool and the Prisma client over it: checked by `/readyz`, closed at the end. */
+  useDatabase(pool: SqlPool, prisma?: { $disconnect(): Promise<void> }): this {
+    this.readyWhen('database', () => pool.query('SELECT 1'));
+    return this.closeAtEnd('database', async () => {
+      await prisma?.$disconnect();
+      await pool.end();
+    });
+  }
+
+  /** The NATS connection: checked by `/readyz`, drained after everything that publishes stopped. */
+  useBus(bus: Bus): Bus {
+    this.readyWhen('nats', () => bus.nc.flush());
+    this.closeAtEnd('NATS', () => bus.close());
+    return bus;
   }
 
   /** A dependency `/readyz` checks (the database, NATS, Redis...). */

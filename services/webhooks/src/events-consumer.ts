@@ -1,15 +1,11 @@
-// A devDependency on purpose: like the rest of the NATS client (through @svc/bus) it is compiled into
-// the bundle, so the service runs one copy of it, never a bundled and an installed one side by side.
-import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
-import { type Bus, ensureDurableConsumer } from '@svc/bus';
+import { type Bus, CONSUMERS, decodePayload, type JsMsg, pullMessages, type RunningConsumer } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
-import { type IncomingEvent, InvalidEventError, readEnvelope, storeEvents } from './event-store.ts';
+import { columnsOf, type IncomingEvent, storeEvents } from './event-store.ts';
 import type { DeliveryMetrics } from './metrics.ts';
 
-const DURABLE = 'webhooks-store';
 /** The most events stored in one statement (and one commit). */
 const MAX_BATCH = 200;
 
@@ -17,10 +13,10 @@ const MAX_BATCH = 200;
  * The event store's durable JetStream consumer over every partner-facing event (explicit acks).
  * Each message is stored as the exact text received — the bytes every delivery sends — and
  * acknowledged only after its commit; whatever NATS redelivers (after a crash, an ack timeout)
- * finds its id stored already.
+ * finds its id stored already. A message that is not an event envelope is terminated.
  *
- * Why not @svc/bus's runConsumer: it handles one message at a time, one commit each, which held
- * the store to about 800 events/s in bench:webhooks. This consumer group-commits instead: while one
+ * Why not @svc/bus's consume: it handles one message at a time, one commit each, which held the
+ * store to about 800 events/s in bench:webhooks. This consumer group-commits instead: while one
  * batch is being written, the messages that arrive meanwhile gather and go in the next statement.
  * At low rates a batch is a single event written at once, so latency does not suffer.
  */
@@ -32,20 +28,11 @@ export async function consumeEvents(deps: {
   worker: DeliveryWorker;
   metrics: DeliveryMetrics;
   ackWaitMs: number;
-}): Promise<{ stop(): Promise<void> }> {
+}): Promise<RunningConsumer> {
   const { bus, logger } = deps;
-  const stream = bus.subjects.streamName('events');
-  const durable = `${bus.subjects.prefix}${DURABLE}`;
-  const config = {
-    durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: deps.ackWaitMs * 1e6,
-    max_deliver: -1,
-  };
-  await ensureDurableConsumer(bus, stream, durable, config);
-  const consumer = await bus.js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: MAX_BATCH * 2 });
+  const consumer = CONSUMERS.webhooksStore;
+  const settings = { ...consumer.subject.settings, ackWaitMs: deps.ackWaitMs };
+  const messages = await pullMessages(bus, consumer, settings, MAX_BATCH * 2);
 
   let waiting: { message: JsMsg; event: IncomingEvent }[] = [];
   let writing: Promise<void> | undefined;
@@ -80,21 +67,12 @@ export async function consumeEvents(deps: {
     }
   };
 
-  const done = (async () => {
+  const finished = (async () => {
     for await (const message of messages) {
       const raw = message.string();
-      try {
-        waiting.push({ message, event: { raw, columns: readEnvelope(raw) } });
-      } catch (error) {
-        if (!(error instanceof InvalidEventError)) throw error;
-        // Redelivering it would never help: log it and let it go.
-        logger.error(
-          { subject: message.subject, seq: message.seq, reason: error.message },
-          'dropped a message that is not an event envelope',
-        );
-        message.ack();
-        continue;
-      }
+      const envelope = decodePayload(consumer.subject, message, logger, raw);
+      if (!envelope) continue;
+      waiting.push({ message, event: { raw, columns: columnsOf(envelope) } });
       const flushing = writeWaiting();
       if (waiting.length >= MAX_BATCH) await flushing; // hold back while a full batch waits
     }
@@ -102,9 +80,9 @@ export async function consumeEvents(deps: {
   })();
 
   return {
-    async stop() {
+    async stopPulling() {
       await messages.close();
-      await done;
     },
+    finished,
   };
 }

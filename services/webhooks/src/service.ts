@@ -2,7 +2,7 @@ import { connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
-import { Registry, startOpsServer } from '@svc/ops';
+import { Registry, ServiceRuntime } from '@svc/ops';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
 import { openDatabase } from './db.ts';
@@ -33,13 +33,12 @@ export async function startWebhooks(
       'DEVELOPMENT MODE: webhook deliveries may reach loopback and private addresses, and http:// is accepted for loopback URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS). Never run production like this.',
     );
   }
-  const { pool, prisma } = openDatabase(config.DATABASE_URL);
-  const bus = await connectBus({
-    url: config.NATS_URL,
-    prefix: config.NATS_PREFIX,
-    name: 'webhooks',
-    logger,
-  });
+  const runtime = new ServiceRuntime('webhooks', logger);
+  const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
+  runtime.useDatabase(pool, prisma);
+  const bus = runtime.useBus(
+    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
+  );
   const registry = new Registry();
   const metrics = new DeliveryMetrics(registry);
   const transport = new WebhookTransport({
@@ -47,6 +46,7 @@ export async function startWebhooks(
     allowPrivateNetworks,
     resolver,
   });
+  runtime.closeAtEnd('webhook transport', () => transport.close());
   const worker = new DeliveryWorker(
     pool,
     config.ENCRYPTION_KEYS,
@@ -63,15 +63,18 @@ export async function startWebhooks(
     metrics,
   );
   worker.start();
-  const consumer = await consumeEvents({
-    bus,
-    pool,
-    clock,
-    logger,
-    worker,
-    metrics,
-    ackWaitMs: config.EVENT_STORE_ACK_WAIT_MS,
-  });
+  runtime.worker('delivery worker', () => worker.stop());
+  runtime.adoptConsumer(
+    await consumeEvents({
+      bus,
+      pool,
+      clock,
+      logger,
+      worker,
+      metrics,
+      ackWaitMs: config.EVENT_STORE_ACK_WAIT_MS,
+    }),
+  );
 
   const server = new grpc.Server();
   addService(
@@ -88,42 +91,12 @@ export async function startWebhooks(
     logger,
   );
   const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
-  const purge = setInterval(
-    () =>
-      purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS).catch((err: unknown) =>
-        logger.warn({ err }, 'purging expired events failed'),
-      ),
-    3_600_000,
-  );
-  purge.unref();
+  runtime.grpc(server);
   logger.info({ port }, 'webhooks gRPC server listening');
-  const ops = await startOpsServer({
-    service: 'webhooks',
-    port: config.OPS_PORT,
-    logger,
-    registry,
-    checks: {
-      database: () => pool.query('SELECT 1'),
-      nats: () => bus.nc.flush(),
-    },
-  });
+  runtime.every('purge expired events', 3_600_000, () =>
+    purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
+  );
+  const opsPort = await runtime.startOps({ port: config.OPS_PORT, registry });
 
-  return {
-    port,
-    pool,
-    prisma,
-    worker,
-    opsPort: ops.port,
-    async stop() {
-      clearInterval(purge);
-      await ops.close();
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-      await consumer.stop();
-      await worker.stop();
-      await transport.close();
-      await bus.close();
-      await prisma.$disconnect();
-      await pool.end();
-    },
-  };
+  return { port, pool, prisma, worker, opsPort, stop: () => runtime.stop() };
 }
