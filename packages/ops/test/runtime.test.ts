@@ -87,4 +87,15 @@ describe('ServiceRuntime.stop', () => {
     await runtime.stop();
     expect(closed).toEqual(['then opened', 'first opened']);
   });
+
+  // Guarantee: a start that fails half-way (a dependency down) closes what it had opened.
+  it('stops what a failed start had opened', async () => {
+    const closed: string[] = [];
+    const failing = ServiceRuntime.launch('runtime-test', logger, async (runtime) => {
+      runtime.closeAtEnd('database', () => closed.push('database'));
+      throw new Error('NATS is not answering');
+    });
+    await expect(failing).rejects.toThrow('NATS is not answering');
+    expect(closed).toEqual(['database']);
+  });
 });

@@ -1,4 +1,4 @@
-import { CONSUMERS, connectBus, OutboxRelay } from '@svc/bus';
+import { type Bus, CONSUMERS, connectBus, OutboxRelay } from '@svc/bus';
 import {
   AccountsService,
   addService,
@@ -24,12 +24,34 @@ const HOUR_MS = 3_600_000;
  * Starts the accounts service: gRPC server, outbox relay, the consumers of `workspace.deleted`
  * and of provider webhooks, and the expiry sweeper. `now` is injectable for tests.
  */
-export async function startAccounts(
+export function startAccounts(config: AccountsConfig, logger: Logger, options: { now?: () => Date } = {}) {
+  return ServiceRuntime.launch('accounts', logger, async (runtime) => {
+    const { ctx, bus } = await openContext(runtime, config, logger, options.now ?? (() => new Date()));
+    const server = new grpc.Server();
+    const vaultClients = new VaultClients(config.TOKEN_VAULT_CLIENTS);
+    addService(server, AccountsService, accountsHandlers(ctx, vaultClients), logger);
+    const port = await startGrpcServer(server, config.ACCOUNTS_GRPC_ADDRESS);
+    runtime.grpc(server);
+    logger.info({ port }, 'accounts gRPC server listening');
+
+    await runtime.consume(bus, CONSUMERS.accountsWorkspaceDeleted, (signal) => purgeWorkspace(ctx, signal));
+    await runtime.consume(bus, CONSUMERS.accountsProviderWebhooks, (webhook) =>
+      handleProviderWebhook(ctx, webhook.body),
+    );
+    runtime.every('expiry sweep', config.EXPIRY_SWEEP_MS, () => sweepExpired(ctx));
+    runtime.every('purge spent OAuth states', HOUR_MS, () => purgeSpentFlowRows(ctx));
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    return { port, opsPort, prisma: ctx.db, pool: ctx.pool, context: ctx };
+  });
+}
+
+/** The connections the operations share, each registered with the runtime that closes it. */
+async function openContext(
+  runtime: ServiceRuntime,
   config: AccountsConfig,
   logger: Logger,
-  options: { now?: () => Date } = {},
-) {
-  const runtime = new ServiceRuntime('accounts', logger);
+  now: () => Date,
+): Promise<{ ctx: AccountsContext; bus: Bus }> {
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
   const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
@@ -41,36 +63,17 @@ export async function startAccounts(
     graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),
   );
   runtime.closeAtEnd('Graph client', () => graph.close());
-  const ctx: AccountsContext = {
+  const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
+  const ctx = {
     db: prisma,
     pool,
     graph,
     keyring: config.ENCRYPTION_KEYS,
     identity,
-    relay: runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })),
+    relay,
     config,
     logger,
-    now: options.now ?? (() => new Date()),
+    now,
   };
-
-  const server = new grpc.Server();
-  addService(
-    server,
-    AccountsService,
-    accountsHandlers(ctx, new VaultClients(config.TOKEN_VAULT_CLIENTS)),
-    logger,
-  );
-  const port = await startGrpcServer(server, config.ACCOUNTS_GRPC_ADDRESS);
-  runtime.grpc(server);
-  logger.info({ port }, 'accounts gRPC server listening');
-
-  await runtime.consume(bus, CONSUMERS.accountsWorkspaceDeleted, (signal) => purgeWorkspace(ctx, signal));
-  await runtime.consume(bus, CONSUMERS.accountsProviderWebhooks, (webhook) =>
-    handleProviderWebhook(ctx, webhook.body),
-  );
-  runtime.every('expiry sweep', config.EXPIRY_SWEEP_MS, () => sweepExpired(ctx));
-  runtime.every('purge spent OAuth states', HOUR_MS, () => purgeSpentFlowRows(ctx));
-  const opsPort = await runtime.startOps({ port: config.OPS_PORT });
-
-  return { port, opsPort, prisma, pool, context: ctx, stop: () => runtime.stop() };
+  return { ctx, bus };
 }

@@ -9,8 +9,35 @@ import type { GatewayConfig } from './config.ts';
 import { RequestLogBuffer } from './http/request-log.ts';
 
 /** Starts the gateway: Redis (fail closed, never queue commands while disconnected), gRPC clients, HTTP. */
-export async function startGateway(config: GatewayConfig, logger: Logger) {
-  const runtime = new ServiceRuntime('gateway', logger);
+export function startGateway(config: GatewayConfig, logger: Logger) {
+  return ServiceRuntime.launch('gateway', logger, async (runtime) => {
+    const redis = await connectRedis(runtime, config, logger);
+    const clients = connectClients({
+      identity: config.IDENTITY_GRPC_URL,
+      accounts: config.ACCOUNTS_GRPC_URL,
+      webhooks: config.WEBHOOKS_GRPC_URL,
+      publishing: config.PUBLISHING_GRPC_URL,
+    });
+    runtime.closeAtEnd('gRPC clients', () => clients.close());
+    const bus = runtime.useBus(
+      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger }),
+    );
+    const requestLog = new RequestLogBuffer(clients.identity, logger);
+    runtime.worker('request log', () => requestLog.close());
+    const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
+    const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
+    app.get('/readyz', async (_request, reply) => {
+      const { ready, checks } = await runtime.readiness();
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    });
+    const address = await app.listen({ port: config.PORT, host: config.HOST });
+    runtime.intake('HTTP server', () => app.close());
+    logger.info({ address }, 'gateway listening');
+    return { app, redis, url: address };
+  });
+}
+
+async function connectRedis(runtime: ServiceRuntime, config: GatewayConfig, logger: Logger): Promise<Redis> {
   const redis = new Redis(config.REDIS_URL, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -18,35 +45,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger) {
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
+  runtime.closeAtEnd('redis', () => redis.disconnect());
   await new Promise<void>((resolve) =>
     redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve()),
   );
   // The connection's state, not a round trip: every request already fails closed without Redis.
-  runtime
-    .readyWhen('redis', async () => {
-      if (redis.status !== 'ready') throw new Error(redis.status);
-    })
-    .closeAtEnd('redis', () => redis.disconnect());
-  const clients = connectClients({
-    identity: config.IDENTITY_GRPC_URL,
-    accounts: config.ACCOUNTS_GRPC_URL,
-    webhooks: config.WEBHOOKS_GRPC_URL,
-    publishing: config.PUBLISHING_GRPC_URL,
+  runtime.readyWhen('redis', async () => {
+    if (redis.status !== 'ready') throw new Error(redis.status);
   });
-  runtime.closeAtEnd('gRPC clients', () => clients.close());
-  const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger }),
-  );
-  const requestLog = new RequestLogBuffer(clients.identity, logger);
-  runtime.worker('request log', () => requestLog.close());
-  const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
-  const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
-  app.get('/readyz', async (_request, reply) => {
-    const { ready, checks } = await runtime.readiness();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
-  });
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
-  runtime.intake('HTTP server', () => app.close());
-  logger.info({ address }, 'gateway listening');
-  return { app, redis, url: address, stop: () => runtime.stop() };
+  return redis;
 }

@@ -13,32 +13,33 @@ import { purgeRequestLogs } from './request-logs.ts';
 const HOUR_MS = 3_600_000;
 
 /** Starts the identity service: gRPC server, outbox relay and its periodic jobs. */
-export async function startIdentity(config: IdentityConfig, logger: Logger) {
-  const runtime = new ServiceRuntime('identity', logger);
-  const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
-  runtime.useDatabase(pool, prisma);
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
-  runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
-  const cache = new AuthCache(redis, config.REDIS_PREFIX);
-  const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'identity', logger }),
-  );
-  const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
+export function startIdentity(config: IdentityConfig, logger: Logger) {
+  return ServiceRuntime.launch('identity', logger, async (runtime) => {
+    const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
+    runtime.useDatabase(pool, prisma);
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });
+    redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
+    runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
+    const cache = new AuthCache(redis, config.REDIS_PREFIX);
+    const bus = runtime.useBus(
+      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'identity', logger }),
+    );
+    const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 
-  const server = new grpc.Server();
-  addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay), logger);
-  const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
-  runtime.grpc(server);
-  logger.info({ port }, 'identity gRPC server listening');
+    const server = new grpc.Server();
+    addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay), logger);
+    const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
+    runtime.grpc(server);
+    logger.info({ port }, 'identity gRPC server listening');
 
-  // The last flush at stop keeps the uses noted since the previous tick.
-  runtime.every('flush last_used_at', config.LAST_USED_FLUSH_MS, () => flushLastUsed(prisma, cache), {
-    runAtStop: true,
+    // The last flush at stop keeps the uses noted since the previous tick.
+    runtime.every('flush last_used_at', config.LAST_USED_FLUSH_MS, () => flushLastUsed(prisma, cache), {
+      runAtStop: true,
+    });
+    runtime.every('purge request logs', HOUR_MS, () =>
+      purgeRequestLogs(prisma, config.REQUEST_LOG_RETENTION_DAYS),
+    );
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    return { port, prisma, pool, opsPort };
   });
-  runtime.every('purge request logs', HOUR_MS, () =>
-    purgeRequestLogs(prisma, config.REQUEST_LOG_RETENTION_DAYS),
-  );
-  const opsPort = await runtime.startOps({ port: config.OPS_PORT });
-  return { port, prisma, pool, opsPort, stop: () => runtime.stop() };
 }
