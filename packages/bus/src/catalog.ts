@@ -1,10 +1,13 @@
+import { z } from 'zod';
+import { envelopeWith, eventEnvelopeSchema } from './envelope.ts';
+
 /**
- * The subject catalog: every stream, what it captures, and who reads it.
- * WIRE CONTRACT: subject and stream names are shared by every service and by stored data in
- * JetStream. Do not rename; add new ones.
+ * The subject catalog: every stream, what it captures, what each subject carries, and who reads it.
+ * WIRE CONTRACT: subject, stream and durable consumer names are shared by every service and by
+ * stored data in JetStream. Do not rename; add new ones.
  *
  * Subjects are the event types of spec section 6 (`account.connected`, `post.published`, ...).
- * `NATS_PREFIX` (tests, side-by-side instances) prefixes stream names and subjects alike.
+ * `NATS_PREFIX` (tests, side-by-side instances) prefixes stream names, subjects and durables alike.
  */
 export const STREAMS = {
   /** Partner-facing domain events; the webhooks service stores and delivers every one. */
@@ -22,20 +25,129 @@ export const STREAMS = {
 
 export type StreamKey = keyof typeof STREAMS;
 
-/** Internal signal subjects. */
-export const SIGNALS = {
-  workspaceDeleted: 'workspace.deleted',
+/** How a subject's messages are read. */
+export interface ConsumerSettings {
+  /** Unacked this long, a message goes to another reader (a live handler keeps extending it). */
+  ackWaitMs: number;
+  /** Deliveries before JetStream gives up on a message; -1: never (handlers must be idempotent). */
+  maxDeliver: number;
+  /** Messages handled at once per replica; above 1, order is not kept. */
+  concurrency: number;
+}
+
+/** One message at a time, in order, redelivered until handled. */
+export const IN_ORDER: ConsumerSettings = { ackWaitMs: 30_000, maxDeliver: -1, concurrency: 1 };
+
+export interface Subject<P> {
+  /** The unprefixed subject (an event's type); `>` stands for every subject of the stream. */
+  readonly name: string;
+  readonly stream: StreamKey;
+  readonly schema: z.ZodType<P>;
+  /** What the payload is, for the line logged when a message is not one ("an event envelope"). */
+  readonly payload: string;
+  readonly settings: ConsumerSettings;
+}
+
+/** A work-queue subject: its rows' ids are keyed by the job, so JetStream drops a re-publish. */
+export interface JobSubject<P> extends Subject<P> {
+  readonly jobKey: (payload: P) => string;
+}
+
+/** A workspace signal: the envelope's `workspace` is the workspace it is about. */
+const workspaceSignal = eventEnvelopeSchema.extend({ workspace: z.string() });
+export type WorkspaceSignal = z.infer<typeof workspaceSignal>;
+
+/** An account event (and `accounts.changed`): `data.account.id` is the account it is about. */
+const accountEvent = envelopeWith(z.looseObject({ account: z.looseObject({ id: z.string() }) }));
+export type AccountEvent = z.infer<typeof accountEvent>;
+
+/** A verified Meta webhook POST: `body` is the raw JSON text as Meta signed it. */
+const metaWebhook = z.object({ received_at: z.string(), body: z.string() });
+export type MetaWebhook = z.infer<typeof metaWebhook>;
+
+/** One post target to publish, at the post's attempt number. */
+const publishJob = z.object({
+  post_id: z.string().min(1),
+  account_id: z.string().min(1),
+  attempt: z.number().int().positive(),
+});
+export type PublishJob = z.infer<typeof publishJob>;
+
+const ENVELOPE = 'an event envelope';
+
+const signal = <P>(name: string, stream: StreamKey, schema: z.ZodType<P>): Subject<P> => ({
+  name,
+  stream,
+  schema,
+  payload: ENVELOPE,
+  settings: IN_ORDER,
+});
+
+export const SUBJECTS = {
+  workspaceDeleted: signal('workspace.deleted', 'internal', workspaceSignal),
   /** A workspace changed (name, settings, external_id): services drop what they cached of it. */
-  workspaceUpdated: 'workspace.updated',
+  workspaceUpdated: signal('workspace.updated', 'internal', workspaceSignal),
   /**
    * An account changed in a way no partner event announces (status to or from `error`, scopes,
-   * profile): services drop what they cached of it. `data.account.id`, as in account events.
+   * profile): services drop what they cached of it.
    */
-  accountChanged: 'accounts.changed',
-  /** A verified Meta webhook POST: `{ received_at, body }` with `body` the raw JSON text. */
-  metaWebhook: 'provider.meta.webhook',
-  /** One post target to publish: `{ post_id, account_id, attempt }`. */
-  publishTarget: 'jobs.publish',
+  accountChanged: signal('accounts.changed', 'internal', accountEvent),
+  accountConnected: signal('account.connected', 'events', accountEvent),
+  accountDisconnected: signal('account.disconnected', 'events', accountEvent),
+  accountExpired: signal('account.expired', 'events', accountEvent),
+  /** Every partner-facing event (`account.*`, `post.*`, ...), as the webhooks service stores it. */
+  partnerEvents: signal('>', 'events', eventEnvelopeSchema),
+  metaWebhook: {
+    name: 'provider.meta.webhook',
+    stream: 'provider',
+    schema: metaWebhook,
+    payload: 'a provider webhook',
+    settings: IN_ORDER,
+  } satisfies Subject<MetaWebhook>,
+  publishJob: {
+    name: 'jobs.publish',
+    stream: 'jobs',
+    schema: publishJob,
+    payload: 'a publish job',
+    // Publishing waits on the network, not on CPU; a job runs for minutes at most and its
+    // handler's heartbeat keeps a live one from redelivery.
+    settings: { ackWaitMs: 30_000, maxDeliver: -1, concurrency: 16 },
+    jobKey: (job: PublishJob) => `${job.post_id}_${job.account_id}_${job.attempt}`,
+  } satisfies JobSubject<PublishJob>,
+} as const;
+
+/** The events that announce a change of an account, for caches of accounts. */
+export const ACCOUNT_ANNOUNCEMENTS = [
+  SUBJECTS.accountConnected,
+  SUBJECTS.accountDisconnected,
+  SUBJECTS.accountExpired,
+  SUBJECTS.accountChanged,
+] as const;
+
+/** Internal signal subjects by name (the `name` of the catalog's subjects). */
+export const SIGNALS = {
+  workspaceDeleted: SUBJECTS.workspaceDeleted.name,
+  workspaceUpdated: SUBJECTS.workspaceUpdated.name,
+  accountChanged: SUBJECTS.accountChanged.name,
+  metaWebhook: SUBJECTS.metaWebhook.name,
+  publishTarget: SUBJECTS.publishJob.name,
+} as const;
+
+/** A durable consumer: JetStream keeps its position under this name (plus the prefix). */
+export interface DurableConsumer<P> {
+  readonly durable: string;
+  readonly subject: Subject<P>;
+}
+
+const durable = <P>(name: string, subject: Subject<P>): DurableConsumer<P> => ({ durable: name, subject });
+
+/** Who reads what. */
+export const CONSUMERS = {
+  accountsWorkspaceDeleted: durable('accounts-workspace-deleted', SUBJECTS.workspaceDeleted),
+  accountsProviderWebhooks: durable('accounts-provider-webhooks', SUBJECTS.metaWebhook),
+  publishingWorkers: durable('publishing-workers', SUBJECTS.publishJob),
+  publishingWorkspaceDeleted: durable('publishing-workspace-deleted', SUBJECTS.workspaceDeleted),
+  webhooksStore: durable('webhooks-store', SUBJECTS.partnerEvents),
 } as const;
 
 export class Subjects {
@@ -58,5 +170,9 @@ export class Subjects {
 
   streamSubjects(key: StreamKey): string[] {
     return STREAMS[key].subjects.map((s) => this.subject(s));
+  }
+
+  durable(consumer: { durable: string }): string {
+    return `${this.prefix}${consumer.durable}`;
   }
 }

@@ -1,53 +1,99 @@
-import { AckPolicy, type ConsumerConfig, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerMessages,
+  DeliverPolicy,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { type Logger, newRequestId, withRequestId } from '@svc/logging';
-import type { StreamKey } from './catalog.ts';
+import type { ConsumerSettings, DurableConsumer, Subject } from './catalog.ts';
 import type { Bus } from './connection.ts';
 
 /**
- * A durable pull consumer with explicit acks. The handler must be idempotent (by event id):
- * JetStream redelivers whatever was not acked — after a crash, a timeout or a failed handler.
- * The message is acked only after the handler resolved, i.e. after the consumer's own commit.
+ * Durable pull consumers with explicit acks, as the catalog describes them. A handler gets the
+ * payload checked against its subject's schema and must be idempotent (by event or job id):
+ * JetStream redelivers whatever was not acked — after a crash, a timeout or a failed handler. A
+ * message is acked only after its handler resolved, i.e. after the consumer's own commit. A
+ * payload that does not match its schema is terminated: redelivering it would never help.
  */
-export interface ConsumerOptions {
-  stream: StreamKey;
-  durable: string;
-  /** Event types (unprefixed) to receive; all of the stream when omitted. */
-  types?: string[];
-  ackWaitMs?: number;
-  maxDeliver?: number;
-  /** Messages handled at once (default 1: in order). Above 1, order is not kept. */
-  concurrency?: number;
+export interface RunningConsumer {
+  /** Stops pulling messages; those being handled go on. */
+  stopPulling(): Promise<void>;
+  /** Resolves once pulling has stopped and every handler in flight has finished. */
+  readonly finished: Promise<void>;
 }
 
-export async function runConsumer(
+/** Creates (or updates) the durable consumer and starts pulling up to `maxMessages` ahead. */
+export async function pullMessages<P>(
   bus: Bus,
-  logger: Logger,
-  options: ConsumerOptions,
-  handle: (type: string, payload: unknown, message: JsMsg) => Promise<void>,
-): Promise<{ stop(): Promise<void> }> {
-  const stream = bus.subjects.streamName(options.stream);
-  const durable = `${bus.subjects.prefix}${options.durable}`;
+  consumer: DurableConsumer<P>,
+  settings: ConsumerSettings,
+  maxMessages: number,
+): Promise<ConsumerMessages> {
+  const stream = bus.subjects.streamName(consumer.subject.stream);
+  const durable = bus.subjects.durable(consumer);
   const config = {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
-    max_deliver: options.maxDeliver ?? -1,
-    // One type uses `filter_subject`, which every JetStream server knows; several need a
-    // server of version 2.10 or later (`filter_subjects`).
-    ...filterFor(options.types?.map((t) => bus.subjects.subject(t))),
+    ack_wait: settings.ackWaitMs * 1e6,
+    max_deliver: settings.maxDeliver,
+    ...filterFor(bus, consumer.subject),
   };
   await ensureDurableConsumer(bus, stream, durable, config);
-  const consumer = await bus.js.consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: 64 });
+  return (await bus.js.consumers.get(stream, durable)).consume({ max_messages: maxMessages });
+}
+
+/**
+ * The payload of a message, checked against its subject's schema; `undefined` for a poison
+ * message, which is logged (subject and schema issues, never the payload: it may hold secrets)
+ * and terminated so JetStream never delivers it again.
+ */
+export function decodePayload<P>(
+  subject: Subject<P>,
+  message: JsMsg,
+  logger: Logger,
+  text: string = message.string(),
+): P | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return poison(message, logger, subject, [{ message: 'not JSON' }]);
+  }
+  const parsed = subject.schema.safeParse(value);
+  return parsed.success ? parsed.data : poison(message, logger, subject, parsed.error.issues);
+}
+
+function poison(message: JsMsg, logger: Logger, subject: { payload: string }, issues: unknown[]): undefined {
+  logger.error(
+    { subject: message.subject, seq: message.seq, issues },
+    `dropped a message that is not ${subject.payload}`,
+  );
+  // No reason text: servers before 2.10.4 (Debian 12 ships 2.9) ignore a `+TERM` that carries one.
+  message.term();
+  return undefined;
+}
+
+export async function consume<P>(
+  bus: Bus,
+  logger: Logger,
+  consumer: DurableConsumer<P>,
+  handle: (payload: P, message: JsMsg) => Promise<void>,
+  overrides: Partial<ConsumerSettings> = {},
+): Promise<RunningConsumer> {
+  const settings = { ...consumer.subject.settings, ...overrides };
+  const messages = await pullMessages(bus, consumer, settings, 64);
   // A long handler tells the server it is alive, so the ack wait can stay short: a message held
   // by a worker that died is redelivered after one ack wait, not after the longest job.
-  const heartbeatMs = Math.max(1_000, Math.floor((options.ackWaitMs ?? 30_000) / 3));
+  const heartbeatMs = Math.max(1_000, Math.floor(settings.ackWaitMs / 3));
   const process = (message: JsMsg) =>
     withRequestId(message.headers?.get('X-Request-Id') || newRequestId(), async () => {
+      const payload = decodePayload(consumer.subject, message, logger);
+      if (payload === undefined) return;
       const heartbeat = setInterval(() => message.working(), heartbeatMs);
       try {
-        await handle(bus.subjects.typeOf(message.subject), message.json(), message);
+        await handle(payload, message);
         message.ack();
       } catch (error) {
         logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
@@ -56,9 +102,9 @@ export async function runConsumer(
         clearInterval(heartbeat);
       }
     });
-  const limit = Math.max(1, options.concurrency ?? 1);
+  const limit = Math.max(1, settings.concurrency);
   const running = new Set<Promise<void>>();
-  const done = (async () => {
+  const finished = (async () => {
     for await (const message of messages) {
       const task = process(message).finally(() => running.delete(task));
       running.add(task);
@@ -67,10 +113,10 @@ export async function runConsumer(
     await Promise.all(running);
   })();
   return {
-    async stop() {
+    async stopPulling() {
       await messages.close();
-      await done;
     },
+    finished,
   };
 }
 
@@ -89,7 +135,7 @@ export async function ensureDurableConsumer(
   }
 }
 
-function filterFor(subjects: string[] | undefined): { filter_subject?: string; filter_subjects?: string[] } {
-  if (!subjects || subjects.length === 0) return {};
-  return subjects.length === 1 ? { filter_subject: subjects[0] } : { filter_subjects: subjects };
+/** The whole stream (`>`) takes no filter: the durables that read one were created without. */
+function filterFor(bus: Bus, subject: { name: string }): { filter_subject?: string } {
+  return subject.name === '>' ? {} : { filter_subject: bus.subjects.subject(subject.name) };
 }

@@ -1,7 +1,41 @@
-export { AnnouncedCache, type AnnouncedCacheOptions } from './announced-cache.ts';
-export { SIGNALS, STREAMS, type StreamKey, Subjects } from './catalog.ts';
+export type { JsMsg } from '@nats-io/jetstream';
+export {
+  ACCOUNT_ANNOUNCEMENTS,
+  type AccountEvent,
+  CONSUMERS,
+  type ConsumerSettings,
+  type DurableConsumer,
+  IN_ORDER,
+  type JobSubject,
+  type MetaWebhook,
+  type PublishJob,
+  SIGNALS,
+  STREAMS,
+  type StreamKey,
+  SUBJECTS,
+  type Subject,
+  Subjects,
+  type WorkspaceSignal,
+} from './catalog.ts';
 export { type Bus, connectBus } from './connection.ts';
-export { type ConsumerOptions, ensureDurableConsumer, runConsumer } from './consumer.ts';
-export { type EventEnvelope, makeEvent } from './envelope.ts';
-export { OutboxRelay, type OutboxRow, outboxRowFor } from './outbox.ts';
+export {
+  consume,
+  decodePayload,
+  ensureDurableConsumer,
+  pullMessages,
+  type RunningConsumer,
+} from './consumer.ts';
+export { type EventEnvelope, envelopeWith, eventEnvelopeSchema, makeEvent } from './envelope.ts';
+export { AnnouncedCache, outboxRowFor, runConsumer } from './legacy.ts';
+export { LocalCache, type LocalCacheOptions } from './local-cache.ts';
+export {
+  eventRow,
+  jobRow,
+  type OutboxRow,
+  type OutboxTransaction,
+  outboxColumns,
+  outboxInsertSql,
+  writeOutbox,
+} from './outbox.ts';
+export { OutboxRelay } from './outbox-relay.ts';
 export { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';

@@ -1,175 +1,73 @@
-import { headers } from '@nats-io/nats-core';
-import { GroupCommit, transaction } from '@svc/db';
-import type { Logger } from '@svc/logging';
+import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
-import type { Bus } from './connection.ts';
+import type { JobSubject } from './catalog.ts';
 import type { EventEnvelope } from './envelope.ts';
 
 /**
- * The transactional outbox. A service writes its event rows in the same transaction as the
- * change (table `<schema>.outbox`: id, subject, payload, request_id, created_at, published_at);
- * this relay claims unpublished rows with FOR UPDATE SKIP LOCKED (safe with N replicas), publishes
- * each with `Nats-Msg-Id` = the row id (so JetStream drops a re-publish after a crash), and marks
- * them published in the same transaction. If NATS is down the transaction rolls back and the rows
- * wait: nothing is lost, nothing is emitted for a rolled-back change.
+ * The transactional outbox, as every service writes it: the rows go into the service's own
+ * `outbox` table (id, subject, payload, request_id; its pool's search_path names the schema) in
+ * the same transaction as the change, and the relay publishes them after the commit (see
+ * OutboxRelay). The row id becomes the NATS message id, so JetStream drops a second publish.
  */
 export interface OutboxRow {
   id: string;
+  /** The unprefixed subject; the relay adds the bus's prefix. */
   subject: string;
-  payload: EventEnvelope;
+  payload: unknown;
   requestId: string | null;
 }
 
-/** The row to insert for an event (the subject is the event type; the relay adds the prefix). */
-export function outboxRowFor(event: EventEnvelope, requestId?: string): OutboxRow {
-  return { id: event.id, subject: event.type, payload: event, requestId: requestId ?? null };
+/** The row of an event (its subject is its type), carrying the current request id. */
+export function eventRow(event: EventEnvelope): OutboxRow {
+  return { id: event.id, subject: event.type, payload: event, requestId: currentRequestId() ?? null };
 }
 
-/** How long published rows wait to be marked together with the rows of other commits. */
-const MARK_BATCH_MS = 10;
+/** The row of a job, keyed by its subject's job key so a relay re-publish is dropped by JetStream. */
+export function jobRow<P>(subject: JobSubject<P>, payload: P): OutboxRow {
+  return {
+    id: `job_${subject.jobKey(payload)}`,
+    subject: subject.name,
+    payload,
+    requestId: currentRequestId() ?? null,
+  };
+}
 
-export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
-  private readonly marks = new GroupCommit<string>((ids) => this.markPublished(ids), {
-    gatherMs: MARK_BATCH_MS,
-  });
+/**
+ * The one INSERT of outbox rows, taking them as four arrays (see outboxColumns) from parameter
+ * `$first` on. Hot paths embed it in a larger single statement (one round trip, atomic without a
+ * transaction block): `from` then names a CTE of that statement, and rows are written only if it
+ * produced one.
+ */
+export function outboxInsertSql(first = 1, from?: string): string {
+  const [ids, subjects, payloads, requestIds] = [first, first + 1, first + 2, first + 3];
+  return `INSERT INTO outbox (id, subject, payload, request_id)
+  SELECT o.* FROM ${from ? `${from}, ` : ''}unnest($${ids}::text[], $${subjects}::text[], $${payloads}::jsonb[], $${requestIds}::text[]) AS o`;
+}
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly bus: Bus,
-    private readonly logger: Logger,
-    private readonly options: {
-      schema: string;
-      batchSize?: number;
-      pollMs?: number;
-      retentionHours?: number;
-    },
-  ) {}
+/** Outbox rows as the four parameters outboxInsertSql takes. */
+export function outboxColumns(rows: OutboxRow[]): [string[], string[], string[], (string | null)[]] {
+  return [
+    rows.map((r) => r.id),
+    rows.map((r) => r.subject),
+    rows.map((r) => JSON.stringify(r.payload)),
+    rows.map((r) => r.requestId),
+  ];
+}
 
-  start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.kick();
-      this.timer = setTimeout(tick, this.options.pollMs ?? 1000);
-    };
-    tick();
-  }
+const INSERT_OUTBOX = { name: 'outbox_insert', text: outboxInsertSql() };
 
-  /** Ask for a relay pass now (called after a commit that wrote events). */
-  kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.kick();
-      }
-    });
-  }
+/** A transaction to write in: a `pg` client, or a Prisma interactive transaction. */
+export type OutboxTransaction =
+  | Pick<pg.ClientBase, 'query'>
+  | { $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown> };
 
-  /**
-   * Publishes rows the caller has just committed without waiting for a relay pass (one claim
-   * round trip less between a commit and its event), then marks them. A crash or a NATS failure
-   * in between leaves them unmarked for the next pass; a row sent by both is dropped by JetStream
-   * (same Nats-Msg-Id within the stream's duplicate window). Never throws: the pass is the fallback.
-   */
-  async publishCommitted(rows: (Omit<OutboxRow, 'payload'> & { payload: unknown })[]): Promise<void> {
-    if (rows.length === 0) return;
-    try {
-      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.requestId)));
-    } catch (error) {
-      this.logger.warn({ err: error }, 'publishing committed outbox rows failed; the relay will retry');
-      this.kick();
-      return;
-    }
-    await this.markSoon(rows.map((row) => row.id));
-  }
-
-  /**
-   * Marks published rows, the rows of every commit published within the same few milliseconds in
-   * one UPDATE (under load, one statement per commit was a good part of a service's statements).
-   * Resolves once its rows are marked, or left for the relay (a failed mark only re-sends them).
-   */
-  private markSoon(ids: string[]): Promise<void> {
-    return this.marks.addAll(ids);
-  }
-
-  private async markPublished(ids: string[]): Promise<void> {
-    const { schema } = this.options;
-    await this.pool
-      .query({
-        name: `outbox_mark_${schema}`,
-        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1) AND published_at IS NULL`,
-        values: [ids],
-      })
-      .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'marking published outbox rows failed; the relay re-sends them'),
-      );
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-    await this.marks.idle();
-  }
-
-  private async drain(): Promise<void> {
-    try {
-      while ((await this.relayBatch()) === (this.options.batchSize ?? 100)) {}
-    } catch (error) {
-      this.logger.warn({ err: error }, 'outbox relay pass failed; will retry');
-    }
-  }
-
-  /**
-   * Publishes one batch; returns how many rows it published. The rows are claimed and marked in
-   * one statement; if a publish fails the transaction rolls back and they wait for the next pass.
-   * Named statements (per schema, since a statement name lives on the connection) skip re-planning.
-   */
-  async relayBatch(): Promise<number> {
-    const { schema, batchSize = 100 } = this.options;
-    return transaction(this.pool, async (client) => {
-      const { rows } = await client.query<{
-        id: string;
-        subject: string;
-        payload: EventEnvelope;
-        request_id: string | null;
-      }>({
-        name: `outbox_claim_${schema}`,
-        text: `UPDATE "${schema}".outbox SET published_at = now()
-                WHERE id IN (SELECT id FROM "${schema}".outbox WHERE published_at IS NULL
-                              ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING id, subject, payload, request_id`,
-        values: [batchSize],
-      });
-      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.request_id)));
-      return rows.length;
-    });
-  }
-
-  private async publish(id: string, subject: string, payload: unknown, requestId: string | null) {
-    const h = headers();
-    if (requestId) h.set('X-Request-Id', requestId);
-    await this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {
-      msgID: id,
-      headers: h,
-    });
-  }
-
-  /** Deletes published rows past retention; idempotent, so any replica may run it. */
-  async purgePublished(): Promise<number> {
-    const hours = this.options.retentionHours ?? 24;
-    const result = await this.pool.query(
-      `DELETE FROM "${this.options.schema}".outbox WHERE published_at < now() - make_interval(hours => $1)`,
-      [hours],
-    );
-    return result.rowCount ?? 0;
-  }
+/**
+ * Writes the rows in the caller's transaction and answers them: after the commit,
+ * `relay.publishCommitted(rows)` sends them at once (else the relay's next pass does).
+ */
+export async function writeOutbox(tx: OutboxTransaction, rows: OutboxRow[]): Promise<OutboxRow[]> {
+  if (rows.length === 0) return rows;
+  if ('$executeRawUnsafe' in tx) await tx.$executeRawUnsafe(INSERT_OUTBOX.text, ...outboxColumns(rows));
+  else await tx.query({ ...INSERT_OUTBOX, values: outboxColumns(rows) });
+  return rows;
 }

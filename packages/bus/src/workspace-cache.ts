@@ -1,6 +1,6 @@
-import { AnnouncedCache } from './announced-cache.ts';
-import { SIGNALS } from './catalog.ts';
+import { SUBJECTS } from './catalog.ts';
 import type { Bus } from './connection.ts';
+import { LocalCache } from './local-cache.ts';
 
 /** What an event envelope says of its workspace (spec 6): partner slug and current external_id. */
 export interface EventScope {
@@ -22,14 +22,9 @@ export interface KnownWorkspace {
  * workspace here; nothing is kept longer than a minute. A failed load (identity's not_found for a
  * deleted workspace) is not kept.
  */
-export class WorkspaceCache extends AnnouncedCache<KnownWorkspace> {
+export class WorkspaceCache extends LocalCache<KnownWorkspace> {
   constructor(bus: Bus, load: (workspaceId: string) => Promise<KnownWorkspace>, now?: () => number) {
-    super(bus, {
-      types: [SIGNALS.workspaceUpdated, SIGNALS.workspaceDeleted],
-      keyOf: (payload) => (payload as { workspace?: string } | undefined)?.workspace,
-      load,
-      maxAgeMs: 60_000,
-      now,
-    });
+    super({ load, maxAgeMs: 60_000, now });
+    this.dropOn(bus, [SUBJECTS.workspaceUpdated, SUBJECTS.workspaceDeleted], (signal) => signal.workspace);
   }
 }

@@ -3,7 +3,16 @@ import { createLogger } from '@svc/logging';
 import { createTestDatabase, uniquePrefix } from '@svc/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Bus, connectBus, makeEvent, OutboxRelay, outboxRowFor } from '../src/index.ts';
+import {
+  type Bus,
+  connectBus,
+  eventRow,
+  jobRow,
+  makeEvent,
+  OutboxRelay,
+  SUBJECTS,
+  writeOutbox,
+} from '../src/index.ts';
 
 // The outbox relay against real Postgres and NATS (JetStream), on the publishing schema's outbox
 // table: what a service commits is published, once, and nothing is lost when a publish fails.
@@ -30,14 +39,11 @@ async function commitEvents(count: number) {
   const events = Array.from({ length: count }, (_, i) =>
     makeEvent('post.published', { partner: 'acme', workspace: 'wsp_1', external_id: null }, { i }),
   );
-  for (const event of events) {
-    const row = outboxRowFor(event);
-    await pool.query('INSERT INTO outbox (id, subject, payload, request_id) VALUES ($1, $2, $3, $4)', [
-      row.id,
-      row.subject,
-      JSON.stringify(row.payload),
-      row.requestId,
-    ]);
+  const client = await pool.connect();
+  try {
+    await writeOutbox(client, events.map(eventRow));
+  } finally {
+    client.release();
   }
   return events;
 }
@@ -54,6 +60,15 @@ async function streamedIds(): Promise<string[]> {
     ids.push(message.headers?.get('Nats-Msg-Id') ?? '');
   }
 }
+
+describe('outbox rows', () => {
+  // Guarantee: a job's row id is its job key, the same for every write of that attempt, so
+  // JetStream drops a second publish of it (ids already in flight keep this exact form).
+  it('keys a publish job by post, account and attempt', () => {
+    const row = jobRow(SUBJECTS.publishJob, { post_id: 'post_1', account_id: 'acc_1', attempt: 2 });
+    expect(row).toMatchObject({ id: 'job_post_1_acc_1_2', subject: 'jobs.publish' });
+  });
+});
 
 describe('OutboxRelay', () => {
   // Guarantee: committed rows reach JetStream in batches, each once (Nats-Msg-Id = row id), and are
@@ -87,11 +102,11 @@ describe('OutboxRelay', () => {
   // call does not fail the caller and the rows stay for the relay's next pass.
   it('publishes just-committed rows at once, leaving failures to the relay', async () => {
     const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
-    const sent = (await commitEvents(2)).map((e) => outboxRowFor(e));
+    const sent = (await commitEvents(2)).map((e) => eventRow(e));
     await relay.publishCommitted(sent);
     expect(await unpublished(sent.map((r) => r.id))).toBe(0);
 
-    const kept = (await commitEvents(2)).map((e) => outboxRowFor(e));
+    const kept = (await commitEvents(2)).map((e) => eventRow(e));
     const refusing = { ...bus, js: { publish: () => Promise.reject(new Error('NATS unavailable')) } };
     const failing = new OutboxRelay(pool, refusing as unknown as Bus, logger, { schema: SCHEMA });
     await failing.publishCommitted(kept);
@@ -111,7 +126,7 @@ describe('OutboxRelay', () => {
     }) as pg.Pool['query'];
     const relay = new OutboxRelay(counting, bus, logger, { schema: SCHEMA });
     const commits = await Promise.all(
-      Array.from({ length: 5 }, async () => (await commitEvents(2)).map((e) => outboxRowFor(e))),
+      Array.from({ length: 5 }, async () => (await commitEvents(2)).map((e) => eventRow(e))),
     );
     await Promise.all(commits.map((rows) => relay.publishCommitted(rows)));
     expect(await unpublished(commits.flat().map((r) => r.id))).toBe(0);

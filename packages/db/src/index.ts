@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { errors } from '@svc/errors';
+import { createLogger, type Logger } from '@svc/logging';
 import pg from 'pg';
 
 /**
@@ -7,13 +8,23 @@ import pg from 'pg';
  * (through the driver adapter) and the few raw-SQL paths (outbox relay, SKIP LOCKED claims, hot
  * reads with named prepared statements). `search_path` pins unqualified SQL to the schema.
  */
-export function createPool(databaseUrl: string, schema: string, max = 10): pg.Pool {
-  return new pg.Pool({
+export function createPool(
+  databaseUrl: string,
+  schema: string,
+  max = 10,
+  logger: Pick<Logger, 'warn'> = createLogger(schema),
+): pg.Pool {
+  const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 5_000,
   });
+  // An idle client whose server went away (a Postgres restart, a dropped connection) is reported
+  // here, and an unheard 'error' event would end the process. The pool has already discarded the
+  // client; the next query opens a new connection.
+  pool.on('error', (err) => logger.warn({ err: err.message, schema }, 'idle Postgres connection lost'));
+  return pool;
 }
 
 /**

@@ -26,4 +26,8 @@ export class GraphClient {
     this.pages = new PagesApi(this.transport);
     this.inbox = new InboxApi(this.transport);
   }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { LocalCache } from '@svc/bus/local-cache';
 import { hmacSha256Hex } from '@svc/crypto';
 import { Deadline, describeNetworkError } from '@svc/net';
 import { Agent, request as httpRequest } from 'undici';
@@ -30,17 +31,24 @@ export interface GraphRequest {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-const MAX_KEPT_PROOFS = 10_000;
-
 /** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
 export class GraphTransport {
   /** Keep-alive connections, shared by this client's calls. */
   private readonly agent = new Agent();
 
-  /** appsecret_proof per token: the same few tokens sign every call, and an HMAC each time showed. */
-  private readonly proofs = new Map<string, string>();
+  /**
+   * appsecret_proof per token: the same few tokens sign every call, and an HMAC each time showed.
+   * A proof never goes stale; the age bound only lets go of tokens no longer used.
+   */
+  private readonly proofs = new LocalCache<string>({ maxEntries: 10_000, maxAgeMs: 3_600_000 });
 
   constructor(readonly config: GraphClientConfig) {}
+
+  /** Closes the kept-alive connections. */
+  async close(): Promise<void> {
+    this.proofs.close();
+    await this.agent.close();
+  }
 
   async call<T = unknown>(request: GraphRequest): Promise<T> {
     const { maxAttempts } = this.config.retry;
@@ -72,9 +80,8 @@ export class GraphTransport {
   }
 
   private proofOf(token: string): string {
-    let proof = this.proofs.get(token);
+    let proof = this.proofs.peek(token);
     if (proof === undefined) {
-      if (this.proofs.size >= MAX_KEPT_PROOFS) this.proofs.clear();
       proof = hmacSha256Hex(this.config.appSecret, token);
       this.proofs.set(token, proof);
     }

@@ -1,101 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '@svc/logging';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { PeriodicJob } from './periodic-job.ts';
 
-/**
- * Every service's operations port (architecture rule 9): `/healthz` (the process is alive),
- * `/readyz` (each dependency answers: database, NATS, Redis...) and `/metrics` (Prometheus text).
- * A small node:http server, apart from the service's gRPC or public port, so probes and scrapes
- * never queue behind product traffic.
- */
-export type ReadinessCheck = () => Promise<unknown>;
+export { Counter, Histogram, Registry } from 'prom-client';
+export { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
+export { PeriodicJob } from './periodic-job.ts';
+export { type GrpcServer, ServiceRuntime, type SqlPool } from './runtime.ts';
 
-export interface OpsServer {
-  port: number;
-  registry: Registry;
-  close(): Promise<void>;
-}
-
-const CHECK_TIMEOUT_MS = 2_000;
-
-export async function startOpsServer(options: {
-  service: string;
-  port: number;
-  host?: string;
-  checks: Record<string, ReadinessCheck>;
-  logger: Logger;
-  registry?: Registry;
-}): Promise<OpsServer> {
-  const registry = options.registry ?? new Registry();
-  registry.setDefaultLabels({ service: options.service });
-  collectDefaultMetrics({ register: registry });
-  const server: Server = createServer((request, response) => {
-    const path = (request.url ?? '/').split('?')[0];
-    const send = (status: number, type: string, body: string) =>
-      response.writeHead(status, { 'content-type': type }).end(body);
-    if (path === '/healthz') return send(200, 'application/json', '{"status":"ok"}');
-    if (path === '/readyz') {
-      void readiness(options.checks).then(({ ready, checks }) =>
-        send(
-          ready ? 200 : 503,
-          'application/json',
-          JSON.stringify({ status: ready ? 'ok' : 'unavailable', checks }),
-        ),
-      );
-      return;
-    }
-    if (path === '/metrics') {
-      void registry.metrics().then((text) => send(200, registry.contentType, text));
-      return;
-    }
-    send(404, 'application/json', '{"status":"not found"}');
-  });
-  await new Promise<void>((resolve) => server.listen(options.port, options.host ?? '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  options.logger.info({ port }, 'health and metrics listening');
-  return {
-    port,
-    registry,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** Runs every check with a deadline; a check that throws or hangs marks the service not ready. */
-export async function readiness(
-  checks: Record<string, ReadinessCheck>,
-): Promise<{ ready: boolean; checks: Record<string, string> }> {
-  const results = await Promise.all(
-    Object.entries(checks).map(async ([name, check]) => {
-      try {
-        await withDeadline(check(), CHECK_TIMEOUT_MS);
-        return [name, 'ok'] as const;
-      } catch (error) {
-        return [name, `failing: ${(error as Error).message}`] as const;
-      }
-    }),
-  );
-  return { ready: results.every(([, state]) => state === 'ok'), checks: Object.fromEntries(results) };
-}
-
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
-export { Counter, Histogram, Registry };
-
-/**
- * A periodic job of one replica. The job itself must be safe with N replicas (idempotent, or
- * claiming rows with SKIP LOCKED); a failure is logged and the next tick tries again.
- */
+/** @deprecated use `ServiceRuntime.every`, which the runtime stops in order. */
 export function every(ms: number, job: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
-  const timer = setInterval(() => job().catch((err: unknown) => logger.warn({ err }, `${name} failed`)), ms);
-  timer.unref();
-  return timer;
+  return new PeriodicJob(name, ms, job, logger).start();
 }
 
 /**

@@ -1,9 +1,10 @@
+import { eventRow, writeOutbox } from '@svc/bus';
 import { type Caller, found, pageWindow, visibleTo } from '@svc/db';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
 import { disconnectedSnapshot } from './account-view.ts';
 import type { AccountsContext } from './context.ts';
-import { accountEvent, type EventScope, scopeOf, writeEvents } from './events.ts';
+import { accountEvent, type EventScope, scopeOf } from './events.ts';
 import type { Account } from './generated/prisma/client.ts';
 import { isNetwork, NETWORKS } from './grant-check.ts';
 
@@ -128,7 +129,7 @@ export async function disconnectAccounts(
       const snapshot = disconnectedSnapshot(account);
       events.push(accountEvent('account.disconnected', scope, snapshot, reason ? { reason } : {}));
     }
-    await writeEvents(tx, events);
+    await writeOutbox(tx, events.map(eventRow));
   });
   ctx.relay.kick();
 }

@@ -1,8 +1,7 @@
-import { type EventEnvelope, type EventScope, makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { type EventEnvelope, type EventScope, makeEvent, SIGNALS } from '@svc/bus';
 import type { IdentityService, ServiceClient } from '@svc/contracts';
-import { currentRequestId } from '@svc/logging';
 import { accountJson } from './account-view.ts';
-import type { Account, Prisma } from './generated/prisma/client.ts';
+import type { Account } from './generated/prisma/client.ts';
 
 export type IdentityClient = ServiceClient<typeof IdentityService>;
 
@@ -43,21 +42,4 @@ export function accountChanged(scope: EventScope, account: Pick<Account, 'id'>):
     { partner, workspace, external_id },
     { account: { id: account.id } },
   );
-}
-
-/** Writes events to the outbox inside the caller's transaction; the relay publishes them after commit. */
-export async function writeEvents(tx: Prisma.TransactionClient, events: EventEnvelope[]): Promise<void> {
-  if (events.length === 0) return;
-  const requestId = currentRequestId();
-  await tx.outboxMessage.createMany({
-    data: events.map((event) => {
-      const row = outboxRowFor(event, requestId);
-      return {
-        id: row.id,
-        subject: row.subject,
-        payload: row.payload as unknown as Prisma.InputJsonObject,
-        requestId: row.requestId,
-      };
-    }),
-  });
 }

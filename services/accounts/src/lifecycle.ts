@@ -1,9 +1,9 @@
-import type { EventEnvelope } from '@svc/bus';
+import { type EventEnvelope, eventRow, writeOutbox } from '@svc/bus';
 import { errors } from '@svc/errors';
 import { parseSignedRequest, type TokenProblem } from '@svc/graph-client';
 import { disconnectAccounts } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
-import { accountChanged, accountEvent, scopeOf, writeEvents } from './events.ts';
+import { accountChanged, accountEvent, scopeOf } from './events.ts';
 import type { Account, Prisma } from './generated/prisma/client.ts';
 
 /**
@@ -71,9 +71,10 @@ async function transition(
     });
     if (moved.count === 0) return;
     const updated = await tx.account.findUniqueOrThrow({ where: { id: account.id } });
-    await writeEvents(tx, [
-      type ? accountEvent(type, scope, updated, { error: change.lastError }) : accountChanged(scope, updated),
-    ]);
+    const event = type
+      ? accountEvent(type, scope, updated, { error: change.lastError })
+      : accountChanged(scope, updated);
+    await writeOutbox(tx, [eventRow(event)]);
   });
   ctx.relay.kick();
 }
@@ -96,7 +97,7 @@ async function revoke(
       if (moved.count === 0) return;
       revoked += 1;
       const updated = await tx.account.findUniqueOrThrow({ where: { id: account.id } });
-      await writeEvents(tx, [accountEvent('account.disconnected', scope, updated, { reason })]);
+      await writeOutbox(tx, [eventRow(accountEvent('account.disconnected', scope, updated, { reason }))]);
     });
   }
   ctx.relay.kick();
@@ -139,7 +140,7 @@ export async function sweepExpired(ctx: AccountsContext, batchSize = 100): Promi
         accountEvent('account.expired', await scopeOf(ctx.identity, account.workspaceId), updated, { error }),
       );
     }
-    await writeEvents(tx, events);
+    await writeOutbox(tx, events.map(eventRow));
     return accounts;
   });
   if (claimed.length > 0) ctx.relay.kick();

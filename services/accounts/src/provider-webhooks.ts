@@ -1,6 +1,7 @@
+import { eventRow, writeOutbox } from '@svc/bus';
 import { z } from 'zod';
 import type { AccountsContext } from './context.ts';
-import { accountChanged, scopeOf, writeEvents } from './events.ts';
+import { accountChanged, scopeOf } from './events.ts';
 import { grantProblem, type Network } from './grant-check.ts';
 
 /**
@@ -54,7 +55,7 @@ async function applyPermissionChange(
         where: { id: account.id, status: { in: ['active', 'error'] } },
         data: { scopes, status: problem ? 'error' : 'active', lastError: problem },
       });
-      if (moved.count > 0) await writeEvents(tx, [accountChanged(eventScope, account)]);
+      if (moved.count > 0) await writeOutbox(tx, [eventRow(accountChanged(eventScope, account))]);
     });
   }
   if (accounts.length > 0) ctx.relay.kick();

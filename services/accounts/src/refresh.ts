@@ -1,8 +1,9 @@
+import { eventRow, writeOutbox } from '@svc/bus';
 import type { Caller } from '@svc/db';
 import { GraphApiError } from '@svc/graph-client';
 import { getAccount } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
-import { accountChanged, scopeOf, writeEvents } from './events.ts';
+import { accountChanged, scopeOf } from './events.ts';
 import type { Account } from './generated/prisma/client.ts';
 import { grantProblem, type Network, scopesFor } from './grant-check.ts';
 import { applyTokenProblem } from './lifecycle.ts';
@@ -38,7 +39,7 @@ export async function refreshAccount(ctx: AccountsContext, caller: Caller, id: s
           lastError: problem,
         },
       });
-      await writeEvents(tx, [accountChanged(scope, row)]);
+      await writeOutbox(tx, [eventRow(accountChanged(scope, row))]);
       return row;
     });
     ctx.relay.kick();

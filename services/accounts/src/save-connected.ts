@@ -1,7 +1,8 @@
+import { eventRow, writeOutbox } from '@svc/bus';
 import { GraphApiError, type InstagramUser, type PageAccount } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { AccountsContext } from './context.ts';
-import { accountEvent, scopeOf, writeEvents } from './events.ts';
+import { accountEvent, scopeOf } from './events.ts';
 import type { Account, ConnectLink } from './generated/prisma/client.ts';
 import { grantProblem, type Network, scopesFor } from './grant-check.ts';
 import { sealToken } from './vault.ts';
@@ -151,9 +152,9 @@ export async function saveConnected(
         }),
       );
     }
-    await writeEvents(
+    await writeOutbox(
       tx,
-      saved.map((account) => accountEvent('account.connected', scope, account)),
+      saved.map((account) => eventRow(accountEvent('account.connected', scope, account))),
     );
     return saved;
   });

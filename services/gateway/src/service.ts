@@ -1,5 +1,6 @@
 import { connectBus } from '@svc/bus';
 import type { Logger } from '@svc/logging';
+import { ServiceRuntime } from '@svc/ops';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { Limiter } from './auth/limiter.ts';
@@ -8,7 +9,35 @@ import type { GatewayConfig } from './config.ts';
 import { RequestLogBuffer } from './http/request-log.ts';
 
 /** Starts the gateway: Redis (fail closed, never queue commands while disconnected), gRPC clients, HTTP. */
-export async function startGateway(config: GatewayConfig, logger: Logger) {
+export function startGateway(config: GatewayConfig, logger: Logger) {
+  return ServiceRuntime.launch('gateway', logger, async (runtime) => {
+    const redis = await connectRedis(runtime, config, logger);
+    const clients = connectClients({
+      identity: config.IDENTITY_GRPC_URL,
+      accounts: config.ACCOUNTS_GRPC_URL,
+      webhooks: config.WEBHOOKS_GRPC_URL,
+      publishing: config.PUBLISHING_GRPC_URL,
+    });
+    runtime.closeAtEnd('gRPC clients', () => clients.close());
+    const bus = runtime.useBus(
+      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger }),
+    );
+    const requestLog = new RequestLogBuffer(clients.identity, logger);
+    runtime.worker('request log', () => requestLog.close());
+    const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
+    const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
+    app.get('/readyz', async (_request, reply) => {
+      const { ready, checks } = await runtime.readiness();
+      return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    });
+    const address = await app.listen({ port: config.PORT, host: config.HOST });
+    runtime.intake('HTTP server', () => app.close());
+    logger.info({ address }, 'gateway listening');
+    return { app, redis, url: address };
+  });
+}
+
+async function connectRedis(runtime: ServiceRuntime, config: GatewayConfig, logger: Logger): Promise<Redis> {
   const redis = new Redis(config.REDIS_URL, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -16,39 +45,13 @@ export async function startGateway(config: GatewayConfig, logger: Logger) {
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
+  runtime.closeAtEnd('redis', () => redis.disconnect());
   await new Promise<void>((resolve) =>
     redis.status === 'ready' ? resolve() : redis.once('ready', () => resolve()),
   );
-  const clients = connectClients({
-    identity: config.IDENTITY_GRPC_URL,
-    accounts: config.ACCOUNTS_GRPC_URL,
-    webhooks: config.WEBHOOKS_GRPC_URL,
-    publishing: config.PUBLISHING_GRPC_URL,
+  // The connection's state, not a round trip: every request already fails closed without Redis.
+  runtime.readyWhen('redis', async () => {
+    if (redis.status !== 'ready') throw new Error(redis.status);
   });
-  const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger });
-  const requestLog = new RequestLogBuffer(clients.identity, logger);
-  const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
-  const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
-  app.get('/readyz', async (_request, reply) => {
-    const redisReady = redis.status === 'ready';
-    const natsReady = !bus.nc.isClosed();
-    const ready = redisReady && natsReady;
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ok' : 'unavailable', redis: redis.status, nats: natsReady ? 'ok' : 'closed' });
-  });
-  const address = await app.listen({ port: config.PORT, host: config.HOST });
-  logger.info({ address }, 'gateway listening');
-  return {
-    app,
-    redis,
-    url: address,
-    async stop() {
-      await app.close();
-      await requestLog.close();
-      clients.close();
-      await bus.close();
-      redis.disconnect();
-    },
-  };
+  return redis;
 }

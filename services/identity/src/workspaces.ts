@@ -1,9 +1,8 @@
 import type { AuthCache } from '@svc/auth-cache';
-import { makeEvent, outboxRowFor, SIGNALS } from '@svc/bus';
+import { eventRow, makeEvent, SIGNALS, writeOutbox } from '@svc/bus';
 import { found, isUniqueViolation, pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
-import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
 import type { Db } from './db.ts';
 import type { Prisma, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
@@ -182,7 +181,7 @@ export async function updateWorkspace(
       const event = makeEvent(SIGNALS.workspaceUpdated, scope, {
         workspace: { id: row.id, external_id: row.externalId },
       });
-      await tx.outboxMessage.create({ data: toOutboxData(outboxRowFor(event, currentRequestId())) });
+      await writeOutbox(tx, [eventRow(event)]);
       return row;
     });
   } catch (error) {
@@ -219,15 +218,6 @@ export async function deleteWorkspace(
       { workspace: { id: workspace.id, external_id: workspace.externalId } },
       now,
     );
-    await tx.outboxMessage.create({ data: toOutboxData(outboxRowFor(event, currentRequestId())) });
+    await writeOutbox(tx, [eventRow(event)]);
   });
-}
-
-function toOutboxData(row: ReturnType<typeof outboxRowFor>) {
-  return {
-    id: row.id,
-    subject: row.subject,
-    payload: row.payload as unknown as Prisma.InputJsonObject,
-    requestId: row.requestId,
-  };
 }

@@ -1,5 +1,5 @@
+import { type EventEnvelope, eventEnvelopeSchema } from '@svc/bus';
 import { pageWindow } from '@svc/db';
-import { isId } from '@svc/ids';
 import type pg from 'pg';
 import type { Db } from './db.ts';
 import { MAX_ATTEMPTS } from './delivery/schedule.ts';
@@ -18,8 +18,8 @@ export class InvalidEventError extends Error {
 }
 
 /**
- * Checks that a message is an event envelope (id, type, created_at, partner, workspace,
- * external_id, data) and reads its filter columns. The text itself is stored untouched.
+ * Checks that a text is an event envelope (the catalog's schema of spec section 6) and reads its
+ * filter columns. The text itself is stored untouched.
  */
 export function readEnvelope(raw: string): EventColumns {
   let value: unknown;
@@ -28,26 +28,19 @@ export function readEnvelope(raw: string): EventColumns {
   } catch {
     throw new InvalidEventError('not JSON');
   }
-  const e = value as Record<string, unknown>;
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new InvalidEventError('not an object');
-  if (!isId('event', e.id)) throw new InvalidEventError('id is not an event id');
-  if (typeof e.type !== 'string' || !/^[a-z]+(\.[a-z_]+)*$/.test(e.type))
-    throw new InvalidEventError('bad type');
-  if (typeof e.partner !== 'string' || e.partner === '') throw new InvalidEventError('bad partner');
-  if (e.workspace !== null && typeof e.workspace !== 'string') throw new InvalidEventError('bad workspace');
-  if (e.external_id !== null && typeof e.external_id !== 'string')
-    throw new InvalidEventError('bad external_id');
-  if (typeof e.data !== 'object' || e.data === null || Array.isArray(e.data))
-    throw new InvalidEventError('bad data');
-  const createdAt = new Date(typeof e.created_at === 'string' ? e.created_at : Number.NaN);
-  if (Number.isNaN(createdAt.getTime())) throw new InvalidEventError('bad created_at');
+  const parsed = eventEnvelopeSchema.safeParse(value);
+  if (!parsed.success) throw new InvalidEventError(parsed.error.issues.map((i) => i.message).join('; '));
+  return columnsOf(parsed.data);
+}
+
+/** The filter columns of a checked envelope. */
+export function columnsOf(envelope: EventEnvelope): EventColumns {
   return {
-    id: e.id,
-    type: e.type,
-    partnerSlug: e.partner,
-    workspaceId: (e.workspace as string | null) ?? null,
-    createdAt,
+    id: envelope.id,
+    type: envelope.type,
+    partnerSlug: envelope.partner,
+    workspaceId: envelope.workspace,
+    createdAt: new Date(envelope.created_at),
   };
 }
 

@@ -2,7 +2,8 @@ import { connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
-import { Registry, startOpsServer } from '@svc/ops';
+import { Registry, ServiceRuntime } from '@svc/ops';
+import type pg from 'pg';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
 import { openDatabase } from './db.ts';
@@ -20,11 +21,7 @@ export interface WebhooksOverrides {
 }
 
 /** Starts the webhooks service: event store consumer, delivery worker, gRPC server, periodic purge. */
-export async function startWebhooks(
-  config: WebhooksConfig,
-  logger: Logger,
-  overrides: WebhooksOverrides = {},
-) {
+export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides: WebhooksOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? systemResolver;
   const allowPrivateNetworks = config.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
@@ -33,26 +30,52 @@ export async function startWebhooks(
       'DEVELOPMENT MODE: webhook deliveries may reach loopback and private addresses, and http:// is accepted for loopback URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS). Never run production like this.',
     );
   }
-  const { pool, prisma } = openDatabase(config.DATABASE_URL);
-  const bus = await connectBus({
-    url: config.NATS_URL,
-    prefix: config.NATS_PREFIX,
-    name: 'webhooks',
-    logger,
+  return ServiceRuntime.launch('webhooks', logger, async (runtime) => {
+    const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
+    runtime.useDatabase(pool, prisma);
+    const bus = runtime.useBus(
+      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
+    );
+    const registry = new Registry();
+    const metrics = new DeliveryMetrics(registry);
+    const worker = startDeliveryWorker(runtime, config, { pool, clock, resolver, logger, metrics });
+    const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
+    runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
+
+    const server = new grpc.Server();
+    const policy = { allowPrivateNetworks, resolver };
+    const keyring = config.ENCRYPTION_KEYS;
+    const handlers = webhooksHandlers({ db: prisma, pool, keyring, clock, policy, worker });
+    addService(server, WebhooksService, handlers, logger);
+    const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
+    runtime.grpc(server);
+    logger.info({ port }, 'webhooks gRPC server listening');
+    runtime.every('purge expired events', 3_600_000, () =>
+      purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
+    );
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, registry });
+    return { port, pool, prisma, worker, opsPort };
   });
-  const registry = new Registry();
-  const metrics = new DeliveryMetrics(registry);
+}
+
+/** The delivery worker and the HTTP transport under it, stopped and closed by the runtime. */
+function startDeliveryWorker(
+  runtime: ServiceRuntime,
+  config: WebhooksConfig,
+  deps: { pool: pg.Pool; clock: Clock; resolver: Resolver; logger: Logger; metrics: DeliveryMetrics },
+): DeliveryWorker {
   const transport = new WebhookTransport({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-    allowPrivateNetworks,
-    resolver,
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    resolver: deps.resolver,
   });
+  runtime.closeAtEnd('webhook transport', () => transport.close());
   const worker = new DeliveryWorker(
-    pool,
+    deps.pool,
     config.ENCRYPTION_KEYS,
     transport,
-    clock,
-    logger,
+    deps.clock,
+    deps.logger,
     {
       concurrency: config.WEBHOOK_CONCURRENCY,
       perEndpoint: config.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
@@ -60,70 +83,9 @@ export async function startWebhooks(
       pollMs: config.WEBHOOK_POLL_MS,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     },
-    metrics,
+    deps.metrics,
   );
   worker.start();
-  const consumer = await consumeEvents({
-    bus,
-    pool,
-    clock,
-    logger,
-    worker,
-    metrics,
-    ackWaitMs: config.EVENT_STORE_ACK_WAIT_MS,
-  });
-
-  const server = new grpc.Server();
-  addService(
-    server,
-    WebhooksService,
-    webhooksHandlers({
-      db: prisma,
-      pool,
-      keyring: config.ENCRYPTION_KEYS,
-      clock,
-      policy: { allowPrivateNetworks, resolver },
-      worker,
-    }),
-    logger,
-  );
-  const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
-  const purge = setInterval(
-    () =>
-      purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS).catch((err: unknown) =>
-        logger.warn({ err }, 'purging expired events failed'),
-      ),
-    3_600_000,
-  );
-  purge.unref();
-  logger.info({ port }, 'webhooks gRPC server listening');
-  const ops = await startOpsServer({
-    service: 'webhooks',
-    port: config.OPS_PORT,
-    logger,
-    registry,
-    checks: {
-      database: () => pool.query('SELECT 1'),
-      nats: () => bus.nc.flush(),
-    },
-  });
-
-  return {
-    port,
-    pool,
-    prisma,
-    worker,
-    opsPort: ops.port,
-    async stop() {
-      clearInterval(purge);
-      await ops.close();
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-      await consumer.stop();
-      await worker.stop();
-      await transport.close();
-      await bus.close();
-      await prisma.$disconnect();
-      await pool.end();
-    },
-  };
+  runtime.worker('delivery worker', () => worker.stop());
+  return worker;
 }

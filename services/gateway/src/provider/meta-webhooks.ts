@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Bus, SIGNALS } from '@svc/bus';
+import { type Bus, type MetaWebhook, SUBJECTS } from '@svc/bus';
 import { errors, ServiceError } from '@svc/errors';
 import { answerVerificationChallenge, verifyWebhookSignature } from '@svc/graph-client';
 import type { FastifyInstance } from 'fastify';
@@ -44,12 +44,16 @@ export function metaWebhookRoutes(deps: MetaWebhookDeps) {
       if (typeof signature !== 'string') throw errors.unauthorized('missing X-Hub-Signature-256');
       if (!verifyWebhookSignature(raw, signature, deps.appSecret))
         throw errors.forbidden('X-Hub-Signature-256 does not match the body');
-      const message = JSON.stringify({ received_at: new Date().toISOString(), body: raw.toString('utf8') });
+      const payload: MetaWebhook = { received_at: new Date().toISOString(), body: raw.toString('utf8') };
       try {
         // The message id de-duplicates Meta's identical retries within JetStream's window.
-        await deps.bus.js.publish(deps.bus.subjects.subject(SIGNALS.metaWebhook), message, {
-          msgID: createHash('sha256').update(raw).digest('hex'),
-        });
+        await deps.bus.js.publish(
+          deps.bus.subjects.subject(SUBJECTS.metaWebhook.name),
+          JSON.stringify(payload),
+          {
+            msgID: createHash('sha256').update(raw).digest('hex'),
+          },
+        );
       } catch (error) {
         // Not accepted: Meta retries on a non-2xx, so nothing is lost.
         throw new ServiceError('service_unavailable', 'the event bus is not answering; retry', {

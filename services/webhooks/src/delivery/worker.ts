@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LocalCache } from '@svc/bus';
 import type { Keyring } from '@svc/crypto';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
@@ -42,7 +43,8 @@ export class DeliveryWorker {
   private total = 0;
   private retries = 0;
   private readonly running = new Set<Promise<unknown>>();
-  private readonly secrets = new Map<string, string>();
+  /** Webhook secrets opened from their sealed form: decrypting one per attempt showed under load. */
+  private readonly secrets = new LocalCache<string>({ maxEntries: 10_000, maxAgeMs: 3_600_000 });
   private readonly recorder: AttemptRecorder;
   private wakeUp: (() => void) | undefined;
   private kicked = false;
@@ -82,6 +84,7 @@ export class DeliveryWorker {
     this.wakeUp?.();
     await this.loop;
     await Promise.allSettled([...this.running]);
+    this.secrets.close();
   }
 
   /**
@@ -196,10 +199,9 @@ export class DeliveryWorker {
   }
 
   private secretOf(partnerId: string, sealed: string): string {
-    let secret = this.secrets.get(sealed);
+    let secret = this.secrets.peek(sealed);
     if (secret === undefined) {
       secret = this.keyring.decrypt(sealed, partnerId);
-      if (this.secrets.size >= 10_000) this.secrets.clear();
       this.secrets.set(sealed, secret);
     }
     return secret;

@@ -1,0 +1,242 @@
+import {
+  type Bus,
+  type ConsumerSettings,
+  consume,
+  type DurableConsumer,
+  type JsMsg,
+  type OutboxRelay,
+  type RunningConsumer,
+} from '@svc/bus';
+import type { Logger } from '@svc/logging';
+import type { Registry } from 'prom-client';
+import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
+import { PeriodicJob } from './periodic-job.ts';
+
+/** What grpc-js's Server offers for stopping. */
+export interface GrpcServer {
+  tryShutdown(callback: (error?: Error) => void): void;
+  forceShutdown(): void;
+}
+
+/** A `pg` pool, as far as the runtime uses it. */
+export interface SqlPool {
+  query(sql: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+
+interface Step {
+  name: string;
+  run: () => unknown;
+}
+
+const HOUR_MS = 3_600_000;
+/** How long calls in flight may take to finish once the gRPC server stops taking new ones. */
+const GRPC_GRACE_MS = 10_000;
+
+/**
+ * What a service runs besides its handlers: readiness checks, periodic jobs, JetStream consumers,
+ * the outbox relay, a gRPC (or HTTP) server, workers and the connections under them all. Each
+ * service's start function registers its parts; `stop()` takes them down in one fixed order, so
+ * nothing is cut off mid-work and nothing runs against a closed connection:
+ *  1. `/readyz` answers 503, so the load balancer stops sending work;
+ *  2. no more intake: servers stop taking calls, consumers stop pulling, periodic jobs stop ticking;
+ *  3. what is in flight finishes: calls, consumer handlers, job runs (and a job's last run at
+ *     stop), workers' drains in registration order, then the relay's pass, since all of those may
+ *     write outbox rows;
+ *  4. connections close, the last registered first (as they were opened on top of one another);
+ *     the ops server goes last, so probes see the service stopping rather than gone.
+ * A step that fails is logged and the stop goes on: the connections still close.
+ */
+export class ServiceRuntime {
+  private readonly checks: Record<string, ReadinessCheck> = {};
+  private readonly jobs: { job: PeriodicJob; runAtStop: boolean }[] = [];
+  private readonly intakes: Step[] = [];
+  private readonly consumers: RunningConsumer[] = [];
+  private readonly workers: Step[] = [];
+  private relay: OutboxRelay | undefined;
+  private readonly connections: Step[] = [];
+  private ops: OpsServer | undefined;
+  private stopped: Promise<void> | undefined;
+
+  constructor(
+    readonly service: string,
+    readonly logger: Logger,
+  ) {}
+
+  /**
+   * Builds a service on a new runtime and answers what `build` returns, plus `stop()`. A build
+   * that fails half-way (a dependency down at start) stops what it had started before the error
+   * goes on, so a failed start leaves no connection or timer behind.
+   */
+  static async launch<Parts extends object>(
+    service: string,
+    logger: Logger,
+    build: (runtime: ServiceRuntime) => Promise<Parts>,
+  ): Promise<Parts & { stop(): Promise<void> }> {
+    const runtime = new ServiceRuntime(service, logger);
+    try {
+      const parts = await build(runtime);
+      return { ...parts, stop: () => runtime.stop() };
+    } catch (error) {
+      await runtime.stop();
+      throw error;
+    }
+  }
+
+  /** True from the moment `stop()` is called. */
+  get stopping(): boolean {
+    return this.stopped !== undefined;
+  }
+
+  /** The service's pool and the Prisma client over it: checked by `/readyz`, closed at the end. */
+  useDatabase(pool: SqlPool, prisma?: { $disconnect(): Promise<void> }): this {
+    this.readyWhen('database', () => pool.query('SELECT 1'));
+    return this.closeAtEnd('database', async () => {
+      await prisma?.$disconnect();
+      await pool.end();
+    });
+  }
+
+  /** The NATS connection: checked by `/readyz`, drained after everything that publishes stopped. */
+  useBus(bus: Bus): Bus {
+    this.readyWhen('nats', () => bus.nc.flush());
+    this.closeAtEnd('NATS', () => bus.close());
+    return bus;
+  }
+
+  /** A dependency `/readyz` checks (the database, NATS, Redis...). */
+  readyWhen(name: string, check: ReadinessCheck): this {
+    this.checks[name] = check;
+    return this;
+  }
+
+  /** A periodic job; with `runAtStop`, it runs once more at stop (to flush what it gathers). */
+  every(
+    name: string,
+    intervalMs: number,
+    job: () => Promise<unknown>,
+    options: { runAtStop?: boolean } = {},
+  ) {
+    const periodic = new PeriodicJob(name, intervalMs, job, this.logger);
+    periodic.start();
+    this.jobs.push({ job: periodic, runAtStop: options.runAtStop ?? false });
+    return this;
+  }
+
+  /** Starts a durable consumer of the catalog. */
+  async consume<P>(
+    bus: Bus,
+    consumer: DurableConsumer<P>,
+    handle: (payload: P, message: JsMsg) => Promise<void>,
+    overrides?: Partial<ConsumerSettings>,
+  ): Promise<void> {
+    this.consumers.push(await consume(bus, this.logger, consumer, handle, overrides));
+  }
+
+  /** A consumer started elsewhere (one that needs its own loop, such as a group-committing store). */
+  adoptConsumer(consumer: RunningConsumer): this {
+    this.consumers.push(consumer);
+    return this;
+  }
+
+  /** Starts the outbox relay, purges its published rows hourly, and stops it after work in flight. */
+  outbox(relay: OutboxRelay): OutboxRelay {
+    relay.start();
+    this.relay = relay;
+    this.every('purge published outbox rows', HOUR_MS, () => relay.purgePublished());
+    return relay;
+  }
+
+  /** A started gRPC server: stops taking calls at stop, then waits for those in flight. */
+  grpc(server: GrpcServer, graceMs = GRPC_GRACE_MS): this {
+    return this.intake('gRPC server', () => shutDown(server, graceMs));
+  }
+
+  /** Anything else that takes work from outside; `stop` refuses new work and finishes the rest. */
+  intake(name: string, stop: () => Promise<unknown>): this {
+    this.intakes.push({ name, run: stop });
+    return this;
+  }
+
+  /** Background work that drains after intake has stopped (a delivery loop, publish workers). */
+  worker(name: string, stop: () => Promise<unknown>): this {
+    this.workers.push({ name, run: stop });
+    return this;
+  }
+
+  /** A connection (pool, client, subscription) closed at the end, after everything that uses it. */
+  closeAtEnd(name: string, close: () => unknown): this {
+    this.connections.push({ name, run: close });
+    return this;
+  }
+
+  /** Serves `/healthz`, `/readyz` (503 once stopping) and `/metrics`; answers the port. */
+  async startOps(options: { port: number; host?: string; registry?: Registry }): Promise<number> {
+    this.ops = await startOpsServer({
+      ...options,
+      service: this.service,
+      logger: this.logger,
+      checks: this.checks,
+      stopping: () => this.stopping,
+    });
+    return this.ops.port;
+  }
+
+  /** Readiness for a service that answers `/readyz` on its own port (the gateway). */
+  async readiness(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    if (this.stopping) return { ready: false, checks: {} };
+    return readiness(this.checks);
+  }
+
+  /** Stops in the fixed order above; a second call waits for the first. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopInOrder();
+    return this.stopped;
+  }
+
+  private async stopInOrder(): Promise<void> {
+    this.logger.info('stopping: not ready, no more intake');
+    for (const { job } of this.jobs) job.cancel();
+    const intakes = this.intakes.map((intake) => this.attempt(intake));
+    await Promise.all(
+      this.consumers.map((c) => this.attempt({ name: 'consumer', run: () => c.stopPulling() })),
+    );
+    await Promise.all(intakes);
+    await Promise.all(this.consumers.map((c) => this.attempt({ name: 'consumer', run: () => c.finished })));
+    await Promise.all(
+      this.jobs.map(({ job, runAtStop }) =>
+        this.attempt({ name: job.name, run: () => finishJob(job, runAtStop) }),
+      ),
+    );
+    for (const worker of this.workers) await this.attempt(worker);
+    const { relay } = this;
+    if (relay) await this.attempt({ name: 'outbox relay', run: () => relay.stop() });
+    for (const connection of [...this.connections].reverse()) await this.attempt(connection);
+    await this.ops?.close();
+  }
+
+  private async attempt(step: Step): Promise<void> {
+    try {
+      await step.run();
+    } catch (err) {
+      this.logger.warn({ err, step: step.name }, 'a stop step failed; stopping the rest');
+    }
+  }
+}
+
+async function finishJob(job: PeriodicJob, runAtStop: boolean): Promise<void> {
+  await job.finish();
+  if (runAtStop) await job.run();
+}
+
+/** Graceful, then forced once the grace is over (a stream that never ends would hold it forever). */
+function shutDown(server: GrpcServer, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.forceShutdown(), graceMs);
+    force.unref();
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
