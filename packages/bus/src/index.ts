@@ -26,7 +26,6 @@ export {
   type RunningConsumer,
 } from './consumer.ts';
 export { type EventEnvelope, envelopeWith, eventEnvelopeSchema, makeEvent } from './envelope.ts';
-export { AnnouncedCache, outboxRowFor, runConsumer } from './legacy.ts';
 export { LocalCache, type LocalCacheOptions } from './local-cache.ts';
 export {
   eventRow,

@@ -1,15 +1,9 @@
 import { createLogger, type Logger } from '@svc/logging';
-import { PeriodicJob } from './periodic-job.ts';
 
 export { Counter, Histogram, Registry } from 'prom-client';
 export { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 export { PeriodicJob } from './periodic-job.ts';
 export { type GrpcServer, ServiceRuntime, type SqlPool } from './runtime.ts';
-
-/** @deprecated use `ServiceRuntime.every`, which the runtime stops in order. */
-export function every(ms: number, job: () => Promise<unknown>, name: string, logger: Logger): NodeJS.Timeout {
-  return new PeriodicJob(name, ms, job, logger).start();
-}
 
 /**
  * A service's `main`: load config (exits with one line on a bad variable), start, and stop

@@ -1,4 +1,4 @@
-import { AnnouncedCache, type Bus, SIGNALS } from '@svc/bus';
+import { ACCOUNT_ANNOUNCEMENTS, type Bus, LocalCache } from '@svc/bus';
 import type { Account, AccountsService, ServiceClient } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors, ServiceError } from '@svc/errors';
@@ -12,18 +12,10 @@ import type { Logger } from '@svc/logging';
  * at most, and dropped as soon as accounts announces a change: its account events, and
  * `accounts.changed` for the changes partners get no event for (status to or from `error`).
  */
-const ACCOUNT_CHANGES = [
-  'account.connected',
-  'account.disconnected',
-  'account.expired',
-  SIGNALS.accountChanged,
-] as const;
+/** Kept for a minute at most, even if an announcement were missed. */
 const MAX_AGE_MS = 60_000;
 
 type AccountsClient = ServiceClient<typeof AccountsService>;
-
-const accountIdOf = (payload: unknown) =>
-  (payload as { data?: { account?: { id?: string } } } | undefined)?.data?.account?.id;
 
 /** An account's token as a publish job uses it, with the network's id of the account. */
 export interface AccountToken {
@@ -44,18 +36,19 @@ export interface KnownAccount {
  */
 export class AccountsDirectory {
   /** Tokens for the publish jobs; a refused one is dropped (see reportTokenProblem). */
-  private readonly tokens: AnnouncedCache<AccountToken>;
+  private readonly tokens: LocalCache<AccountToken>;
   /** Accounts by id; an unknown id is not_found (and not kept). */
-  private readonly known: AnnouncedCache<KnownAccount>;
+  private readonly known: LocalCache<KnownAccount>;
 
   constructor(
     bus: Bus,
     private readonly client: AccountsClient,
     private readonly logger: Logger,
   ) {
-    const kept = { types: ACCOUNT_CHANGES, keyOf: accountIdOf, maxAgeMs: MAX_AGE_MS };
-    this.tokens = new AnnouncedCache(bus, { ...kept, load: (accountId) => loadToken(client, accountId) });
-    this.known = new AnnouncedCache(bus, { ...kept, load: describedTogether(client) });
+    this.tokens = new LocalCache({ maxAgeMs: MAX_AGE_MS, load: (accountId) => loadToken(client, accountId) });
+    this.known = new LocalCache({ maxAgeMs: MAX_AGE_MS, load: describedTogether(client) });
+    for (const cache of [this.tokens, this.known])
+      cache.dropOn(bus, ACCOUNT_ANNOUNCEMENTS, (event) => event.data.account.id);
   }
 
   /** The account's token for a publish job, or why there is none (the account is gone). */

@@ -1,4 +1,4 @@
-import { type Bus, connectBus, OutboxRelay, runConsumer, SIGNALS } from '@svc/bus';
+import { type Bus, CONSUMERS, connectBus, OutboxRelay } from '@svc/bus';
 import {
   AccountsService,
   addService,
@@ -10,7 +10,7 @@ import {
 } from '@svc/contracts';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
-import { every, startOpsServer } from '@svc/ops';
+import { ServiceRuntime } from '@svc/ops';
 import { AccountsDirectory } from './accounts-directory.ts';
 import type { PublishingConfig } from './config.ts';
 import { openDatabase, SCHEMA } from './db.ts';
@@ -24,111 +24,120 @@ import { PostStore } from './posts/post-store.ts';
 import { Posts } from './posts/posts.ts';
 import { SettlementWatch } from './posts/settlement-watch.ts';
 import { PublishJobs } from './publish/publish-job.ts';
-import { startPublishWorker } from './publish/publish-worker.ts';
+import { runPublishWorker } from './publish/publish-worker.ts';
 import { Settlement } from './publish/settlement.ts';
 import { WorkspaceDirectory } from './workspaces.ts';
 
 /** Media travel inside gRPC messages (uploads and the signed-URL reads): allow them in full. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const HOUR_MS = 3_600_000;
+
+type Collaborators = Awaited<ReturnType<typeof openCollaborators>>;
 
 /**
- * Starts the publishing service: gRPC server, outbox relay, the publish workers and scheduler,
- * and the consumer of `workspace.deleted`. `now` is injectable for tests.
+ * Starts the publishing service: by PUBLISHING_ROLE, the gRPC API, the publish worker and the
+ * scheduler, or both; the consumer of `workspace.deleted` runs beside the workers. `now` is
+ * injectable for tests.
  */
-export async function startPublishing(
+export function startPublishing(
   config: PublishingConfig,
   logger: Logger,
   options: { now?: () => Date } = {},
 ) {
-  const now = options.now ?? (() => new Date());
-  const { pool, prisma } = openDatabase(config.DATABASE_URL);
-  const bus = await connectBus({
-    url: config.NATS_URL,
-    prefix: config.NATS_PREFIX,
-    name: 'publishing',
-    logger,
+  return ServiceRuntime.launch('publishing', logger, async (runtime) => {
+    const now = options.now ?? (() => new Date());
+    const parts = await openCollaborators(runtime, config, logger, now);
+    const port = config.PUBLISHING_ROLE === 'worker' ? 0 : await serveApi(runtime, config, parts);
+    if (config.PUBLISHING_ROLE !== 'api') await runWorkers(runtime, parts);
+    const { prisma, pool } = parts;
+    runtime.every('purge idempotency keys', HOUR_MS, () => purgeIdempotencyKeys({ db: prisma, now }));
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    return { port, opsPort, prisma, pool };
   });
-  const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
-  relay.start();
-  const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
-  const accountsClient = createClient(AccountsService, config.ACCOUNTS_GRPC_URL, {
-    credential: config.TOKEN_VAULT_CREDENTIAL,
-  });
-  const graph = new GraphClient(
-    graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),
+}
+
+/** The connections and the named collaborators over them, each registered to be closed. */
+async function openCollaborators(
+  runtime: ServiceRuntime,
+  config: PublishingConfig,
+  logger: Logger,
+  now: () => Date,
+) {
+  const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
+  runtime.useDatabase(pool, prisma);
+  const bus = runtime.useBus(
+    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'publishing', logger }),
   );
-  const workspaces = new WorkspaceDirectory(bus, identity);
-  const accounts = new AccountsDirectory(bus, accountsClient, logger);
+  const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
   const store = new PostStore(pool, prisma, relay);
+  const workspaces = closing(
+    runtime,
+    'workspaces',
+    new WorkspaceDirectory(bus, identityClient(runtime, config)),
+  );
+  const accounts = closing(
+    runtime,
+    'accounts',
+    new AccountsDirectory(bus, accountsClient(runtime, config), logger),
+  );
   const files = new MediaFiles(new LocalMediaStorage(config.MEDIA_DIR), config, logger, now);
-  const media = new MediaLibrary(prisma, pool, { files, workspaces, posts: store, config, logger, now });
+  const deps = { files, workspaces, posts: store, config, logger, now };
+  const media = closing(runtime, 'media library', new MediaLibrary(prisma, pool, deps));
+  const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
+  const graph = closing(runtime, 'Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  return { pool, prisma, bus, store, workspaces, accounts, media, files, graph, logger, now };
+}
+
+/** The gRPC API: posts and media, and `wait=true` on the settlement events. */
+async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts: Collaborators) {
+  const { bus, store, accounts, media, workspaces, prisma, now, logger } = parts;
   const posts = new Posts(store, new PostChecks(accounts, media), workspaces, now);
   const settlements = new SettlementWatch(bus, (postId) => store.status(postId));
-
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
-  let port = 0;
-  if (config.PUBLISHING_ROLE !== 'worker') {
-    const handlers = publishingHandlers({ posts, store, accounts, settlements, media, db: prisma, now });
-    addService(server, PublishingService, handlers, logger);
-    port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
-    logger.info({ port }, 'publishing gRPC server listening');
-  }
-  const settlement = new Settlement(store, workspaces, logger, now);
-  const jobs = new PublishJobs({ graph, store, files, logger, now, accounts, settlement });
-  const workers =
-    config.PUBLISHING_ROLE !== 'api'
-      ? [
-          await startPublishWorker({ bus, jobs, store, logger, now }),
-          await purgeDeletedWorkspaces(bus, logger, store, media),
-        ]
-      : [];
-  const periodic = [
-    every(3_600_000, () => relay.purgePublished(), 'purge published outbox rows', logger),
-    every(3_600_000, () => purgeIdempotencyKeys({ db: prisma, now }), 'purge idempotency keys', logger),
-  ];
-  const ops = await startOpsServer({
-    service: 'publishing',
-    port: config.OPS_PORT,
-    logger,
-    checks: { database: () => pool.query('SELECT 1'), nats: () => bus.nc.flush() },
-  });
+  const handlers = publishingHandlers({ posts, store, accounts, settlements, media, db: prisma, now });
+  addService(server, PublishingService, handlers, logger);
+  const port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
+  runtime.grpc(server);
+  logger.info({ port }, 'publishing gRPC server listening');
+  return port;
+}
 
-  return {
-    port,
-    opsPort: ops.port,
-    prisma,
-    pool,
-    async stop() {
-      for (const job of periodic) clearInterval(job);
-      await ops.close();
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-      for (const worker of workers) await worker.stop();
-      workspaces.close();
-      accounts.close();
-      await relay.stop();
-      await bus.close();
-      accountsClient.close();
-      identity.close();
-      await prisma.$disconnect();
-      await pool.end();
-    },
-  };
+/** The publish worker and scheduler, and the purge of deleted workspaces. */
+async function runWorkers(runtime: ServiceRuntime, parts: Collaborators): Promise<void> {
+  const { bus, store, workspaces, logger, now } = parts;
+  const settlement = new Settlement(store, workspaces, logger, now);
+  const jobs = new PublishJobs({ ...parts, settlement });
+  await runPublishWorker(runtime, { bus, jobs, store, now });
+  await purgeDeletedWorkspaces(runtime, bus, parts);
 }
 
 /** `workspace.deleted`: posts and targets go, then media records and files. */
-function purgeDeletedWorkspaces(bus: Bus, logger: Logger, store: PostStore, media: MediaLibrary) {
-  return runConsumer(
-    bus,
-    logger,
-    { stream: 'internal', durable: 'publishing-workspace-deleted', types: [SIGNALS.workspaceDeleted] },
-    async (_type, payload) => {
-      const workspaceId = (payload as { workspace?: string | null }).workspace;
-      if (!workspaceId) return;
-      await store.deleteWorkspacePosts(workspaceId);
-      await media.purgeWorkspace(workspaceId);
-    },
+async function purgeDeletedWorkspaces(runtime: ServiceRuntime, bus: Bus, { store, media }: Collaborators) {
+  await runtime.consume(bus, CONSUMERS.publishingWorkspaceDeleted, async ({ workspace }) => {
+    await store.deleteWorkspacePosts(workspace);
+    await media.purgeWorkspace(workspace);
+  });
+}
+
+function identityClient(runtime: ServiceRuntime, config: PublishingConfig) {
+  return closing(runtime, 'identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
+}
+
+/** Accounts' client, with this service's credential for the token vault. */
+function accountsClient(runtime: ServiceRuntime, config: PublishingConfig) {
+  const credential = config.TOKEN_VAULT_CREDENTIAL;
+  return closing(
+    runtime,
+    'accounts client',
+    createClient(AccountsService, config.ACCOUNTS_GRPC_URL, { credential }),
   );
+}
+
+/** Registers what the runtime closes at the end, and answers it. */
+function closing<T extends { close(): unknown }>(runtime: ServiceRuntime, name: string, part: T): T {
+  runtime.closeAtEnd(name, () => part.close());
+  return part;
 }

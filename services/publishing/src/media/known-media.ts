@@ -1,3 +1,4 @@
+import { LocalCache } from '@svc/bus';
 import type pg from 'pg';
 
 /** What post checks and signed-URL reads need of a media row; none of it ever changes. */
@@ -19,9 +20,6 @@ const KNOWN_MEDIA = {
            FROM media WHERE id = ANY($1)`,
 };
 
-const MAX_AGE_MS = 60_000;
-const MAX_ENTRIES = 10_000;
-
 /**
  * Media rows as post checks and signed-URL reads need them, kept for a minute: a post reads its
  * media when it is created, and the networks fetch each file once per target, while no field read
@@ -30,31 +28,33 @@ const MAX_ENTRIES = 10_000;
  * media's file is removed, so its signed URL finds nothing.
  */
 export class KnownMediaRows {
-  private readonly rows = new Map<string, { media: KnownMedia; at: number }>();
+  private readonly rows = new LocalCache<KnownMedia>({ maxAgeMs: 60_000, maxEntries: 10_000 });
 
   constructor(private readonly pool: pg.Pool) {}
 
   /** The media of these ids that exist, by id. */
   async read(ids: readonly string[]): Promise<Map<string, KnownMedia>> {
     const result = new Map<string, KnownMedia>();
-    const now = Date.now();
     const missing: string[] = [];
     for (const id of ids) {
-      const kept = this.rows.get(id);
-      if (kept && now - kept.at < MAX_AGE_MS) result.set(id, kept.media);
+      const kept = this.rows.peek(id);
+      if (kept) result.set(id, kept);
       else missing.push(id);
     }
     if (missing.length === 0) return result;
     const { rows } = await this.pool.query<KnownMedia>({ ...KNOWN_MEDIA, values: [missing] });
-    if (this.rows.size + rows.length > MAX_ENTRIES) this.rows.clear();
     for (const media of rows) {
-      this.rows.set(media.id, { media, at: now });
+      this.rows.set(media.id, media);
       result.set(media.id, media);
     }
     return result;
   }
 
   forget(id: string): void {
-    this.rows.delete(id);
+    this.rows.forget(id);
+  }
+
+  close(): void {
+    this.rows.close();
   }
 }

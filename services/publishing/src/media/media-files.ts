@@ -1,9 +1,9 @@
+import { LocalCache } from '@svc/bus';
 import { ServiceError } from '@svc/errors';
 import type { Logger } from '@svc/logging';
 import sharp from 'sharp';
 import type { PublishingConfig } from '../config.ts';
 import type { Media } from '../generated/prisma/client.ts';
-import { KeptFiles } from './kept-files.ts';
 import { MEDIA_VARIANTS, type MediaVariant, mediaUrl } from './signed-url.ts';
 import type { MediaStorage } from './storage.ts';
 
@@ -23,8 +23,18 @@ export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVaria
  * networks as signed URLs, converted to JPEG for the photo network.
  */
 export class MediaFiles {
-  /** 64 MiB of recently read files, for a minute (see KeptFiles). */
-  private readonly kept = new KeptFiles(64 * 1024 * 1024, 60_000);
+  /**
+   * Files read recently: the networks fetch each file once per target, so a post to several
+   * accounts has its files read several times within seconds, and each read from the volume was
+   * five file-system calls. A file's bytes under a storage key never change; a deleted media's
+   * keys are dropped here (see remove), and another replica may serve them until they age out,
+   * only to holders of an unexpired signed URL.
+   */
+  private readonly kept = new LocalCache<Buffer>({
+    maxBytes: 64 * 1024 * 1024,
+    sizeOf: (data) => data.length,
+    maxAgeMs: 60_000,
+  });
   /** Conversions in flight in this process, so a carousel or several targets convert a file once. */
   private readonly converting = new Map<string, Promise<void>>();
 
@@ -41,7 +51,7 @@ export class MediaFiles {
 
   /** A file's bytes, or null when storage holds nothing under the key. A hit does not renew its minute. */
   async read(key: string): Promise<Buffer | null> {
-    const kept = this.kept.get(key);
+    const kept = this.kept.peek(key);
     if (kept) return kept;
     const data = await this.storage.get(key);
     if (data) this.kept.set(key, data);
@@ -51,7 +61,7 @@ export class MediaFiles {
   /** Every variant of these media, from memory and from storage. */
   async remove(media: Pick<Media, 'storageKey'>[]): Promise<void> {
     const keys = media.flatMap((m) => MEDIA_VARIANTS.map((variant) => variantKey(m, variant)));
-    for (const key of keys) this.kept.delete(key);
+    for (const key of keys) this.kept.forget(key);
     await Promise.all(keys.map((key) => this.storage.delete(key)));
   }
 
@@ -66,6 +76,10 @@ export class MediaFiles {
       return mediaUrl(this.config, media.id, 'jpeg', this.now());
     }
     return mediaUrl(this.config, media.id, 'original', this.now());
+  }
+
+  close(): void {
+    this.kept.close();
   }
 
   private async ensureJpeg(media: Pick<Media, 'id' | 'storageKey'>): Promise<void> {

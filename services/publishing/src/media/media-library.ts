@@ -186,6 +186,11 @@ export class MediaLibrary {
     return this.known.read(ids);
   }
 
+  close(): void {
+    this.known.close();
+    this.files.close();
+  }
+
   /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
   async readSignedFile(token: string): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());

@@ -1,3 +1,4 @@
+import { outboxInsertSql } from '@svc/bus';
 import { POST_COLUMNS, TARGET_COLUMNS } from './post-rows.ts';
 
 /**
@@ -44,8 +45,7 @@ WITH locked AS (
   SELECT post.id, t.account_id, t.position, t.network, t.username, 'pending', now()
     FROM post, unnest($14::text[], $15::int[], $16::text[], $17::text[]) AS t(account_id, position, network, username)
 ), jobs AS (
-  INSERT INTO outbox (id, subject, payload, request_id)
-  SELECT o.* FROM post, unnest($18::text[], $19::text[], $20::jsonb[], $21::text[]) AS o
+  ${outboxInsertSql(18, 'post')}
 )
 SELECT * FROM post`,
 };
@@ -174,8 +174,7 @@ WITH settled AS (
    WHERE id = $1 AND status = 'publishing'
   RETURNING id
 )
-INSERT INTO outbox (id, subject, payload, request_id)
-SELECT o.* FROM unnest($6::text[], $7::text[], $8::jsonb[], $9::text[]) AS o
+${outboxInsertSql(6)}
  WHERE EXISTS (SELECT 1 FROM settled)`,
 };
 

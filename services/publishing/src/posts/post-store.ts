@@ -1,8 +1,7 @@
-import type { OutboxRelay } from '@svc/bus';
+import { jobRow, type OutboxRelay, type OutboxRow, outboxColumns, SUBJECTS, writeOutbox } from '@svc/bus';
 import { type Caller, pageWindow, transaction } from '@svc/db';
 import type pg from 'pg';
 import type { Db } from '../db.ts';
-import { type OutboxInsert, outboxColumns, publishJobRow, writeOutbox } from '../events.ts';
 import type { Post } from '../generated/prisma/client.ts';
 import {
   type ClaimedTarget,
@@ -39,7 +38,7 @@ export class PostStore {
   /** The post and its targets, written with their jobs; null when a media item was deleted meanwhile. */
   async create(post: NewPost, accounts: TargetAccount[]): Promise<Post | null> {
     const attempts = post.status === 'publishing' ? 1 : 0;
-    const jobs = attempts === 1 ? accounts.map((a) => publishJobRow(post.id, a.id, 1)) : [];
+    const jobs = attempts === 1 ? accounts.map((a) => publishJob(post.id, a.id, 1)) : [];
     const { rows } = await this.pool.query<Row>({
       ...sql.CREATE_POST,
       values: [
@@ -119,9 +118,10 @@ export class PostStore {
       if (!moved.rows[0]) return null;
       const reset = await tx.query<Row>({ ...sql.RESET_UNPUBLISHED_TARGETS, values: [post.id] });
       const targets = reset.rows.map((row) => targetFromRow(row));
-      const jobs = await writeOutbox(tx, {
-        jobs: targets.map((t) => publishJobRow(post.id, t.accountId, attempt)),
-      });
+      const jobs = await writeOutbox(
+        tx,
+        targets.map((t) => publishJob(post.id, t.accountId, attempt)),
+      );
       const published = post.targets.filter((t) => t.status === 'published');
       return { post: { ...postFromRow(moved.rows[0]), targets: [...published, ...targets] }, jobs };
     });
@@ -139,9 +139,9 @@ export class PostStore {
         values: [now, batchSize],
       });
       const rows = due.rows.flatMap((post) =>
-        post.accounts.map((accountId) => publishJobRow(post.id, accountId, post.attempts)),
+        post.accounts.map((accountId) => publishJob(post.id, accountId, post.attempts)),
       );
-      return { started: due.rowCount ?? 0, jobs: await writeOutbox(tx, { jobs: rows }) };
+      return { started: due.rowCount ?? 0, jobs: await writeOutbox(tx, rows) };
     });
     this.sendCommitted(jobs);
     return started;
@@ -190,7 +190,7 @@ export class PostStore {
   }
 
   /** The settled post's outcome and its event, written only while it is publishing; false if not. */
-  async writeSettlement(post: Post, event: OutboxInsert): Promise<boolean> {
+  async writeSettlement(post: Post, event: OutboxRow): Promise<boolean> {
     const written = await this.pool.query({
       ...sql.SETTLE_POST,
       values: [
@@ -233,10 +233,14 @@ export class PostStore {
     await this.db.post.deleteMany({ where: { workspaceId } });
   }
 
-  private sendCommitted(rows: OutboxInsert[]): void {
+  private sendCommitted(rows: OutboxRow[]): void {
     void this.relay.publishCommitted(rows);
   }
 }
+
+/** The outbox row of one target's publish job for an attempt. */
+const publishJob = (postId: string, accountId: string, attempt: number) =>
+  jobRow(SUBJECTS.publishJob, { post_id: postId, account_id: accountId, attempt });
 
 async function lockMedia(tx: pg.PoolClient, mediaIds: string[]): Promise<boolean> {
   if (mediaIds.length === 0) return true;

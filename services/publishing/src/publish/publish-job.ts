@@ -1,3 +1,4 @@
+import type { PublishJob } from '@svc/bus';
 import { GraphApiError } from '@svc/graph-client';
 import type { AccountsDirectory, AccountToken } from '../accounts-directory.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
@@ -8,19 +9,13 @@ import { PagePublisher } from './page.ts';
 import type { Settlement } from './settlement.ts';
 
 /**
- * A publish job: one target of one post, for one attempt (`jobs.publish` on the JOBS work queue,
- * written to the outbox with the post by the post store). Idempotent: a settled target is skipped,
- * so a redelivered job (crash, timeout) never posts twice; a half-done one resumes from what was
+ * Publish jobs: claimed and carried out. A job (`PublishJob`, `SUBJECTS.publishJob` in the
+ * catalog) is one target of one post for one attempt, on the JOBS work queue, written to the
+ * outbox with the post by the post store. Idempotent: a settled target is skipped, so a
+ * redelivered job (crash, timeout) never posts twice; a half-done one resumes from what was
  * recorded. Provider refusals fail the target with the provider's message (failed posts are never
  * retried automatically); our own faults (database, bus) leave the job for redelivery.
  */
-export interface PublishJob {
-  post_id: string;
-  account_id: string;
-  attempt: number;
-}
-
-/** Claims and carries out publish jobs. */
 export class PublishJobs {
   private readonly networks: Record<string, NetworkPublisher>;
 

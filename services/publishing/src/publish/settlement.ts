@@ -1,6 +1,5 @@
-import { makeEvent } from '@svc/bus';
+import { eventRow, makeEvent } from '@svc/bus';
 import type { Logger } from '@svc/logging';
-import { eventRow } from '../events.ts';
 import type { PostTarget } from '../generated/prisma/client.ts';
 import type { TargetOutcome, TargetRef } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';
