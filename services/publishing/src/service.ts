@@ -82,7 +82,7 @@ async function openCollaborators(
   );
   const files = new MediaFiles(new LocalMediaStorage(config.MEDIA_DIR), config, logger, now);
   const deps = { files, workspaces, posts: store, config, logger, now };
-  const media = closing(runtime, 'media library', new MediaLibrary(prisma, pool, deps));
+  const media = new MediaLibrary(prisma, pool, deps);
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
   const graph = closing(runtime, 'Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   return { pool, prisma, bus, store, workspaces, accounts, media, files, graph, logger, now };

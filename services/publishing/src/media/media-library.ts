@@ -12,7 +12,7 @@ import type { PostStore } from '../posts/post-store.ts';
 import type { WorkspaceDirectory } from '../workspaces.ts';
 import { detectMedia } from './detect.ts';
 import { fetchMediaUrl } from './fetch-url.ts';
-import { type KnownMedia, KnownMediaRows } from './known-media.ts';
+import { type KnownMedia, readMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
 
@@ -54,7 +54,6 @@ export function viewOfMedia(row: Media): MediaView {
  */
 export class MediaLibrary {
   readonly files: MediaFiles;
-  private readonly known: KnownMediaRows;
 
   constructor(
     private readonly db: Db,
@@ -69,7 +68,6 @@ export class MediaLibrary {
     },
   ) {
     this.files = deps.files;
-    this.known = new KnownMediaRows(pool);
   }
 
   /** Stores an upload or a file fetched by URL; the file is written before the row, removed if the row fails. */
@@ -155,7 +153,6 @@ export class MediaLibrary {
         );
       await tx.query({ ...DELETE_MEDIA_ROW, values: [id] });
     });
-    this.known.forget(id);
     // The record is gone either way; a file that could not be removed is only disk space.
     await this.files
       .remove([media])
@@ -181,21 +178,16 @@ export class MediaLibrary {
     }
   }
 
-  /** The media of these ids that exist, by id (see KnownMediaRows). */
+  /** The media of these ids that exist, by id (see readMediaRows). */
   knownMedia(ids: readonly string[]): Promise<Map<string, KnownMedia>> {
-    return this.known.read(ids);
-  }
-
-  close(): void {
-    this.known.close();
-    this.files.close();
+    return readMediaRows(this.pool, ids);
   }
 
   /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
   async readSignedFile(token: string): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
     if (!verified) throw errors.notFound('media file');
-    const media = (await this.known.read([verified.mediaId])).get(verified.mediaId);
+    const media = (await readMediaRows(this.pool, [verified.mediaId])).get(verified.mediaId);
     if (!media) throw errors.notFound('media file');
     const data = await this.files.read(variantKey(media, verified.variant));
     if (!data) throw errors.notFound('media file');
