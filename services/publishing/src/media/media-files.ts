@@ -19,8 +19,8 @@ export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVaria
 /**
  * The files behind media records: written, read, removed, and offered to the networks as signed
  * URLs, converted to JPEG for the photo network. Reads go to storage every time: keeping recent
- * files in memory (64 MiB, a minute) measured slower in bench:publish (113 and 120 targets/s with
- * it, 139 and 139 without, POST p99 under load no better), so it is not done.
+ * files in memory (64 MiB, a minute) showed no gain in bench:publish (same-hour runs: 113 and 120
+ * targets/s with it, 108 to 139 without), so it is not done.
  */
 export class MediaFiles {
   /** Conversions in flight in this process, so a carousel or several targets convert a file once. */
