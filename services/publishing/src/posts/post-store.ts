@@ -86,24 +86,28 @@ export class PostStore {
 
   /**
    * Writes a change of `post` and answers the post as written (without reading it again); false
-   * when one of its media was deleted meanwhile.
+   * when one of its media was deleted meanwhile, null when the post itself was (a workspace purge).
    */
-  async update(post: PostWithTargets, change: PostChange): Promise<PostWithTargets | false> {
+  async update(post: PostWithTargets, change: PostChange): Promise<PostWithTargets | false | null> {
     return transaction(this.pool, async (tx) => {
       if (!(await lockMedia(tx, change.mediaIds))) return false;
-      let targets = post.targets;
-      if (change.targets) {
-        await tx.query({ ...sql.DELETE_TARGETS, values: [post.id] });
-        const values = targetColumns(post.id, change.targets);
-        const inserted = await tx.query<Row>({ ...sql.INSERT_TARGETS, values });
-        targets = inserted.rows.map((row) => targetFromRow(row));
-      }
       const { caption, mediaIds, scheduleAt, status, externalRef } = change;
       const media = JSON.stringify(change.media);
       const options = JSON.stringify(change.options);
       const values = [post.id, caption, mediaIds, media, scheduleAt, status, externalRef, options];
+      // The post first: once it is locked by this update, its targets can be replaced safely.
       const { rows } = await tx.query<Row>({ ...sql.UPDATE_POST, values });
-      return { ...postFromRow(rows[0] as Row), targets };
+      if (!rows[0]) return null;
+      let targets = post.targets;
+      if (change.targets) {
+        await tx.query({ ...sql.DELETE_TARGETS, values: [post.id] });
+        const inserted = await tx.query<Row>({
+          ...sql.INSERT_TARGETS,
+          values: targetColumns(post.id, change.targets),
+        });
+        targets = inserted.rows.map((row) => targetFromRow(row));
+      }
+      return { ...postFromRow(rows[0]), targets };
     });
   }
 

@@ -104,7 +104,7 @@ export class Posts {
       ...(patch.accountIds ? { targets: accounts } : {}),
     });
     if (changed === false) throw errors.validation('media', 'a media item was deleted meanwhile');
-    return changed;
+    return found(changed, 'post');
   }
 
   /**
