@@ -22,6 +22,8 @@ const env: NodeJS.ProcessEnv = {
   PUBLISHING_GRPC_URL: '127.0.0.1:50053',
   WEBHOOKS_GRPC_ADDRESS: '127.0.0.1:50054',
   WEBHOOKS_GRPC_URL: '127.0.0.1:50054',
+  INBOX_GRPC_ADDRESS: '127.0.0.1:50055',
+  INBOX_GRPC_URL: '127.0.0.1:50055',
   PUBLIC_BASE_URL: gatewayUrl,
   GRAPH_SANDBOX_PORT: sandboxPort,
   GRAPH_API_BASE_URL: `http://127.0.0.1:${sandboxPort}`,
@@ -32,7 +34,7 @@ const env: NodeJS.ProcessEnv = {
   PORT: port,
 };
 
-const SERVICES = ['identity', 'accounts', 'publishing', 'webhooks', 'graph-sandbox', 'gateway'];
+const SERVICES = ['identity', 'accounts', 'publishing', 'webhooks', 'inbox', 'graph-sandbox', 'gateway'];
 
 async function main(): Promise<void> {
   console.log(

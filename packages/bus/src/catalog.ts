@@ -61,6 +61,17 @@ export type WorkspaceSignal = z.infer<typeof workspaceSignal>;
 const accountEvent = envelopeWith(z.looseObject({ account: z.looseObject({ id: z.string() }) }));
 export type AccountEvent = z.infer<typeof accountEvent>;
 
+/** A post event: `data.post` is the post with its targets, as `GET /v1/posts/:id` shows it. */
+const postEvent = envelopeWith(
+  z.looseObject({
+    post: z.looseObject({
+      id: z.string(),
+      targets: z.array(z.looseObject({ platform_post_id: z.string().nullable().optional() })),
+    }),
+  }),
+);
+export type PostEvent = z.infer<typeof postEvent>;
+
 /** A verified Meta webhook POST: `body` is the raw JSON text as Meta signed it. */
 const metaWebhook = z.object({ received_at: z.string(), body: z.string() });
 export type MetaWebhook = z.infer<typeof metaWebhook>;
@@ -95,6 +106,8 @@ export const SUBJECTS = {
   accountConnected: signal('account.connected', 'events', accountEvent),
   accountDisconnected: signal('account.disconnected', 'events', accountEvent),
   accountExpired: signal('account.expired', 'events', accountEvent),
+  /** Every post event (`post.published`, `post.partial`, ...). */
+  postEvents: signal('post.>', 'events', postEvent),
   /** Every partner-facing event (`account.*`, `post.*`, ...), as the webhooks service stores it. */
   partnerEvents: signal('>', 'events', eventEnvelopeSchema),
   metaWebhook: {
@@ -148,6 +161,10 @@ export const CONSUMERS = {
   publishingWorkers: durable('publishing-workers', SUBJECTS.publishJob),
   publishingWorkspaceDeleted: durable('publishing-workspace-deleted', SUBJECTS.workspaceDeleted),
   webhooksStore: durable('webhooks-store', SUBJECTS.partnerEvents),
+  inboxProviderWebhooks: durable('inbox-provider-webhooks', SUBJECTS.metaWebhook),
+  inboxAccountConnected: durable('inbox-account-connected', SUBJECTS.accountConnected),
+  inboxPostEvents: durable('inbox-post-events', SUBJECTS.postEvents),
+  inboxWorkspaceDeleted: durable('inbox-workspace-deleted', SUBJECTS.workspaceDeleted),
 } as const;
 
 export class Subjects {

@@ -8,6 +8,7 @@ export {
   IN_ORDER,
   type JobSubject,
   type MetaWebhook,
+  type PostEvent,
   type PublishJob,
   SIGNALS,
   STREAMS,
@@ -38,3 +39,4 @@ export {
 } from './outbox.ts';
 export { OutboxRelay } from './outbox-relay.ts';
 export { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';
+export { WorkspaceDirectory } from './workspace-directory.ts';

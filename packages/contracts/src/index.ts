@@ -1,7 +1,9 @@
 export { callerOf } from './caller.ts';
 export * from './gen/svc/accounts/v1/accounts_pb.ts';
 export * from './gen/svc/common/v1/caller_pb.ts';
+export * from './gen/svc/common/v1/idempotency_pb.ts';
 export * from './gen/svc/identity/v1/identity_pb.ts';
+export * from './gen/svc/inbox/v1/inbox_pb.ts';
 export * from './gen/svc/publishing/v1/publishing_pb.ts';
 export * from './gen/svc/webhooks/v1/webhooks_pb.ts';
 export {

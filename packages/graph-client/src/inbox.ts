@@ -4,11 +4,13 @@ import {
   conversation,
   type GraphComment,
   type GraphMessage,
+  type GraphProfile,
   idOnly,
   type ListPage,
   list,
   message,
   parse,
+  profile,
   type SendResult,
   sendResponse,
 } from './shapes.ts';
@@ -17,13 +19,20 @@ import type { GraphTransport } from './transport.ts';
 const MESSAGE_FIELDS = 'id,created_time,from,to,message,attachments';
 const CONVERSATION_FIELDS = `id,updated_time,participants,messages.limit(20){${MESSAGE_FIELDS}}`;
 const IG_COMMENT_FIELDS = 'id,text,timestamp,username,from,parent_id,hidden';
+const IG_THREAD_FIELDS = `${IG_COMMENT_FIELDS},replies{id,text,timestamp,username,from}`;
 const PAGE_COMMENT_FIELDS = 'id,message,created_time,from,parent{id},is_hidden,can_reply_privately';
+const PROFILE_FIELDS: Record<Platform, string> = {
+  instagram: 'name,username,profile_pic',
+  messenger: 'first_name,last_name,profile_pic',
+};
 
 export type Platform = 'instagram' | 'messenger';
 
 export interface SendInput {
   recipientId: string;
-  text: string;
+  /** Either text or an image the network fetches from `imageUrl` (one per message). */
+  text?: string;
+  imageUrl?: string;
   /** Messenger requires it; `RESPONSE` inside the 24 h window. */
   messagingType?: 'RESPONSE' | 'UPDATE' | 'MESSAGE_TAG';
   /** `HUMAN_AGENT` allows a human reply for 7 days (with messagingType MESSAGE_TAG). */
@@ -73,10 +82,10 @@ export class InboxApi {
 
   /** Send API: JSON body as Meta requires. Not resent after a timeout: the person would get it twice. */
   async send(token: string, pageId: string, input: SendInput): Promise<SendResult> {
-    const json: Record<string, unknown> = {
-      recipient: { id: input.recipientId },
-      message: { text: input.text },
-    };
+    const content = input.imageUrl
+      ? { attachment: { type: 'image', payload: { url: input.imageUrl, is_reusable: true } } }
+      : { text: input.text };
+    const json: Record<string, unknown> = { recipient: { id: input.recipientId }, message: content };
     if (input.messagingType) json.messaging_type = input.messagingType;
     if (input.tag) json.tag = input.tag;
     return parse(
@@ -100,12 +109,23 @@ export class InboxApi {
     );
   }
 
+  /** A person's name, handle and picture; Instagram answers only after they messaged the account. */
+  async profile(token: string, personId: string, platform: Platform): Promise<GraphProfile> {
+    const query = { fields: PROFILE_FIELDS[platform] };
+    return parse(
+      profile,
+      await this.t.call({ method: 'GET', path: `/${personId}`, token, query }),
+      'profile',
+    );
+  }
+
+  /** Top-level comments of a media, newest first, each with its replies. */
   async instagramComments(token: string, mediaId: string, limit = 50): Promise<ListPage<GraphComment>> {
     const body = await this.t.call({
       method: 'GET',
       path: `/${mediaId}/comments`,
       token,
-      query: { fields: IG_COMMENT_FIELDS, limit },
+      query: { fields: IG_THREAD_FIELDS, limit },
     });
     return parse(list(comment), body, 'instagram comments');
   }
@@ -137,13 +157,13 @@ export class InboxApi {
     );
   }
 
-  /** Comments on a Page post, or replies when `objectId` is a comment. */
+  /** Every comment of a Page post, replies included (flat, with `parent`). */
   async pageComments(token: string, objectId: string, limit = 50): Promise<ListPage<GraphComment>> {
     const body = await this.t.call({
       method: 'GET',
       path: `/${objectId}/comments`,
       token,
-      query: { fields: PAGE_COMMENT_FIELDS, limit },
+      query: { fields: PAGE_COMMENT_FIELDS, limit, filter: 'stream' },
     });
     return parse(list(comment), body, 'page comments');
   }

@@ -126,12 +126,23 @@ const person = z.looseObject({
   name: z.string().optional(),
   email: z.string().optional(),
 });
+const attachment = z.looseObject({
+  mime_type: z.string().optional(),
+  file_url: z.string().optional(),
+  image_data: z
+    .looseObject({ url: z.string(), width: z.number().optional(), height: z.number().optional() })
+    .optional(),
+  video_data: z.looseObject({ url: z.string() }).optional(),
+});
+export type GraphAttachment = z.infer<typeof attachment>;
+
 export const message = z.looseObject({
   id,
   created_time: z.string().optional(),
   from: person.optional(),
   to: z.object({ data: z.array(person) }).optional(),
   message: z.string().optional(),
+  attachments: z.object({ data: z.array(attachment) }).optional(),
 });
 export type GraphMessage = z.infer<typeof message>;
 
@@ -149,6 +160,21 @@ export const sendResponse = z.object({
 });
 export type SendResult = z.infer<typeof sendResponse>;
 
+interface GraphReply {
+  id: string;
+  text?: string | undefined;
+  timestamp?: string | undefined;
+  username?: string | undefined;
+  from?: { id: string; username?: string | undefined } | undefined;
+}
+const reply = z.looseObject({
+  id,
+  text: z.string().optional(),
+  timestamp: z.string().optional(),
+  username: z.string().optional(),
+  from: person.optional(),
+});
+
 export const comment = z.looseObject({
   id,
   text: z.string().optional(),
@@ -158,6 +184,19 @@ export const comment = z.looseObject({
   username: z.string().optional(),
   from: person.optional(),
   parent_id: z.string().optional(),
+  parent: z.looseObject({ id }).optional(),
   hidden: z.boolean().optional(),
+  replies: z.object({ data: z.array(z.lazy((): z.ZodType<GraphReply> => reply)) }).optional(),
 });
 export type GraphComment = z.infer<typeof comment>;
+
+/** A DM contact's profile (facts §4.5): IG gives name and username, Messenger first and last name. */
+export const profile = z.looseObject({
+  id,
+  name: z.string().optional(),
+  username: z.string().optional(),
+  first_name: z.string().optional(),
+  last_name: z.string().optional(),
+  profile_pic: z.string().optional(),
+});
+export type GraphProfile = z.infer<typeof profile>;

@@ -3,6 +3,7 @@ import type { startAccounts } from '@svc/accounts/service';
 import { parseConfig } from '@svc/config';
 import type { startGateway } from '@svc/gateway/service';
 import type { startIdentity } from '@svc/identity/service';
+import type { startInbox } from '@svc/inbox/service';
 import { createLogger } from '@svc/logging';
 import type { startPublishing } from '@svc/publishing/service';
 import type { startWebhooks } from '@svc/webhooks/service';
@@ -13,6 +14,7 @@ export interface InProcess {
   accounts: Awaited<ReturnType<typeof startAccounts>>;
   webhooks: Awaited<ReturnType<typeof startWebhooks>>;
   publishing: Awaited<ReturnType<typeof startPublishing>>;
+  inbox: Awaited<ReturnType<typeof startInbox>>;
   gateway: Awaited<ReturnType<typeof startGateway>>;
 }
 
@@ -25,6 +27,7 @@ export interface StartOptions {
   accounts?: Parameters<typeof startAccounts>[2];
   webhooks?: Parameters<typeof startWebhooks>[2];
   publishing?: Parameters<typeof startPublishing>[2];
+  inbox?: Parameters<typeof startInbox>[2];
 }
 
 /**
@@ -75,6 +78,13 @@ const STARTERS: Record<ServiceName, Starter> = {
       import('@svc/publishing/config'),
     ]);
     return startPublishing(parseConfig(publishingConfigSchema(env), env), logger, options.publishing);
+  },
+  async inbox(env, logger, options) {
+    const [{ startInbox }, { inboxConfigSchema }] = await Promise.all([
+      import('@svc/inbox/service'),
+      import('@svc/inbox/config'),
+    ]);
+    return startInbox(parseConfig(inboxConfigSchema(env), env), logger, options.inbox);
   },
   async gateway(env, logger) {
     const [{ startGateway }, { gatewayConfigSchema }] = await Promise.all([

@@ -32,9 +32,9 @@ export interface Stack extends InProcess {
 /** `env` goes to every service (a limit, a role...). */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const system = await startSystem({
-    services: ['identity', 'accounts', 'webhooks', 'publishing', 'gateway'],
+    services: ['identity', 'accounts', 'webhooks', 'publishing', 'inbox', 'gateway'],
     env,
-    serviceEnv: { accounts: FAST_GRAPH_RETRIES, publishing: FAST_GRAPH_RETRIES },
+    serviceEnv: { accounts: FAST_GRAPH_RETRIES, publishing: FAST_GRAPH_RETRIES, inbox: FAST_GRAPH_RETRIES },
   });
   const sandbox = system.sandbox;
   if (!sandbox) throw new Error('the stack starts the sandbox in this process');
@@ -52,6 +52,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     accounts: system.service('accounts'),
     webhooks: system.service('webhooks'),
     publishing: system.service('publishing'),
+    inbox: system.service('inbox'),
     gateway: system.service('gateway'),
     startGateway: (extra = {}) => another('gateway', extra),
     startPublishingWorker: () => another('publishing', { PUBLISHING_ROLE: 'worker' }),

@@ -22,7 +22,7 @@ export type { SandboxControl } from './sandbox.ts';
 export type RunMode = 'in-process' | ChildEntry;
 
 export interface SystemOptions {
-  /** The services to start, started in the order identity, accounts, webhooks, publishing, gateway. */
+  /** The services to start, in the order identity, accounts, webhooks, publishing, inbox, gateway. */
   services: ServiceName[];
   /** One mode for every service, or one per service (default: in this process). */
   run?: RunMode | Partial<Record<ServiceName, RunMode>>;
@@ -62,7 +62,7 @@ export interface AnotherInstance {
   options?: StartOptions;
 }
 
-const ORDER: ServiceName[] = ['identity', 'accounts', 'webhooks', 'publishing', 'gateway'];
+const ORDER: ServiceName[] = ['identity', 'accounts', 'webhooks', 'publishing', 'inbox', 'gateway'];
 
 /**
  * One way to start the system in tests and benchmarks: a database, a Redis/NATS prefix of its
@@ -99,7 +99,7 @@ export class System {
     const databaseUrl = options.databaseUrl ?? (await createTestDatabase());
     const prefix = options.prefix ?? uniquePrefix();
     const addresses = await unstartedAddresses(options);
-    const wanted = options.services.some((n) => n === 'accounts' || n === 'publishing');
+    const wanted = options.services.some((n) => n === 'accounts' || n === 'publishing' || n === 'inbox');
     const sandbox = await startSandbox(options.sandbox ?? (wanted ? {} : false), addresses, {
       logs: options.logs ?? 'capture',
       nodeFlags: options.nodeFlags?.('graph-sandbox') ?? [],
@@ -270,6 +270,7 @@ async function unstartedAddresses(options: SystemOptions): Promise<Addresses> {
     accounts: await nowhere(),
     webhooks: await nowhere(),
     publishing: await nowhere(),
+    inbox: await nowhere(),
     gatewayUrl: `http://${await nowhere()}`,
     sandboxUrl: `http://${await nowhere()}`,
     mediaDir: publishing ? await mkdtemp(path.join(tmpdir(), 'svc-media-')) : '',

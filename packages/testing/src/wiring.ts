@@ -1,5 +1,5 @@
 /** The services a system can start (the light helpers name them without loading any). */
-export type ServiceName = 'identity' | 'accounts' | 'webhooks' | 'publishing' | 'gateway';
+export type ServiceName = 'identity' | 'accounts' | 'webhooks' | 'publishing' | 'inbox' | 'gateway';
 
 /**
  * Where each part of one system listens. gRPC addresses are `host:port`; a service that is not
@@ -11,6 +11,7 @@ export interface Addresses {
   accounts: string;
   webhooks: string;
   publishing: string;
+  inbox: string;
   gatewayUrl: string;
   sandboxUrl: string;
   mediaDir: string;
@@ -50,9 +51,19 @@ export function wiringEnv(
         PUBLIC_BASE_URL: at.gatewayUrl,
         MEDIA_DIR: at.mediaDir,
       };
+    case 'inbox':
+      return {
+        INBOX_GRPC_ADDRESS: listen,
+        OPS_PORT: opsPort,
+        IDENTITY_GRPC_URL: at.identity,
+        ACCOUNTS_GRPC_URL: at.accounts,
+        PUBLISHING_GRPC_URL: at.publishing,
+        GRAPH_API_BASE_URL: at.sandboxUrl,
+      };
     case 'gateway':
       return {
         PORT: listen,
+        INBOX_GRPC_URL: at.inbox,
         IDENTITY_GRPC_URL: at.identity,
         ACCOUNTS_GRPC_URL: at.accounts,
         WEBHOOKS_GRPC_URL: at.webhooks,

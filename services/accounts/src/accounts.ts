@@ -69,13 +69,20 @@ export async function getAccount(pool: pg.Pool, caller: Caller, id: string): Pro
 /** The accounts of the caller's scope among `ids`; unknown or out-of-scope ids are left out, in no order. */
 const GET_ACCOUNTS_BY_ID = {
   name: 'accounts_get_accounts_by_id',
-  text: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[])`,
+  text: `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ANY($1::text[]) OR platform_id = ANY($2::text[])`,
 };
 
-/** Accounts by id whatever their scope, for services that check the scope themselves. */
-export async function describeAccounts(pool: pg.Pool, ids: string[]): Promise<Account[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await pool.query<Record<string, unknown>>({ ...GET_ACCOUNTS_BY_ID, values: [ids] });
+/** Accounts by id or network id whatever their scope, for services that check the scope themselves. */
+export async function describeAccounts(
+  pool: pg.Pool,
+  ids: string[],
+  platformIds: string[] = [],
+): Promise<Account[]> {
+  if (ids.length === 0 && platformIds.length === 0) return [];
+  const { rows } = await pool.query<Record<string, unknown>>({
+    ...GET_ACCOUNTS_BY_ID,
+    values: [ids, platformIds],
+  });
   return rows.map(accountFromRow);
 }
 

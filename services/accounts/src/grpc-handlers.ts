@@ -104,7 +104,7 @@ export function accountsHandlers(
       return { accountJson: JSON.stringify(accountJson(account)) };
     },
     async describeAccounts(req) {
-      const accounts = await describeAccounts(ctx.pool, req.accountIds);
+      const accounts = await describeAccounts(ctx.pool, req.accountIds, req.platformIds);
       return {
         accounts: accounts.map((a) => ({ account: toAccountMessage(a), partnerId: a.partnerId })),
       };

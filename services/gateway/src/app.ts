@@ -19,6 +19,7 @@ import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
 import { accountRoutes } from './routes/accounts.ts';
+import { conversationRoutes } from './routes/conversations.ts';
 import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mediaFileRoutes, mediaRoutes } from './routes/media.ts';
@@ -55,6 +56,7 @@ export function allRoutes(
     ...accountRoutes(clients.accounts),
     ...mediaRoutes(clients.publishing, config?.MEDIA_MAX_BYTES),
     ...postRoutes(clients.publishing),
+    ...conversationRoutes(clients.inbox),
     ...webhookRoutes(clients.webhooks),
     ...eventRoutes(clients.webhooks),
   ];

@@ -2,6 +2,7 @@ import {
   AccountsService,
   createClient,
   IdentityService,
+  InboxService,
   PublishingService,
   type ServiceClient,
   WebhooksService,
@@ -11,6 +12,7 @@ export type IdentityClient = ServiceClient<typeof IdentityService>;
 export type AccountsClient = ServiceClient<typeof AccountsService>;
 export type WebhooksClient = ServiceClient<typeof WebhooksService>;
 export type PublishingClient = ServiceClient<typeof PublishingService>;
+export type InboxClient = ServiceClient<typeof InboxService>;
 
 /** Media files travel through gRPC (uploads, signed-URL reads). */
 const MEDIA_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -21,6 +23,7 @@ export interface ServiceClients {
   accounts: AccountsClient;
   webhooks: WebhooksClient;
   publishing: PublishingClient;
+  inbox: InboxClient;
 }
 
 export interface ServiceAddresses {
@@ -28,6 +31,7 @@ export interface ServiceAddresses {
   accounts: string;
   webhooks: string;
   publishing: string;
+  inbox: string;
 }
 
 export function connectClients(addresses: ServiceAddresses): ServiceClients & { close(): void } {
@@ -38,6 +42,7 @@ export function connectClients(addresses: ServiceAddresses): ServiceClients & { 
     publishing: createClient(PublishingService, addresses.publishing, {
       maxMessageBytes: MEDIA_MESSAGE_BYTES,
     }),
+    inbox: createClient(InboxService, addresses.inbox),
   };
   return {
     ...clients,

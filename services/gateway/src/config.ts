@@ -9,6 +9,7 @@ export function gatewayConfigSchema(env = process.env) {
     ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
     PUBLISHING_GRPC_URL: z.string().default('127.0.0.1:50053'),
     WEBHOOKS_GRPC_URL: z.string().default('127.0.0.1:50054'),
+    INBOX_GRPC_URL: z.string().default('127.0.0.1:50055'),
     // Meta's webhook signatures (X-Hub-Signature-256) are keyed with the app secret; the verify
     // token answers the subscription handshake. Development defaults match the graph-sandbox.
     META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),

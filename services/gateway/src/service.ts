@@ -16,6 +16,7 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
       identity: config.IDENTITY_GRPC_URL,
       accounts: config.ACCOUNTS_GRPC_URL,
       webhooks: config.WEBHOOKS_GRPC_URL,
+      inbox: config.INBOX_GRPC_URL,
       publishing: config.PUBLISHING_GRPC_URL,
     });
     runtime.closeAtEnd('gRPC clients', () => clients.close());

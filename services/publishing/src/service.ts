@@ -1,4 +1,4 @@
-import { type Bus, CONSUMERS, connectBus, OutboxRelay } from '@svc/bus';
+import { type Bus, CONSUMERS, connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
 import {
   AccountsService,
   addService,
@@ -26,7 +26,6 @@ import { SettlementWatch } from './posts/settlement-watch.ts';
 import { PublishJobs } from './publish/publish-job.ts';
 import { runPublishWorker } from './publish/publish-worker.ts';
 import { Settlement } from './publish/settlement.ts';
-import { WorkspaceDirectory } from './workspaces.ts';
 
 /** Media travel inside gRPC messages (uploads and the signed-URL reads): allow them in full. */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { connectBus, OutboxRelay } from '@svc/bus';
+import { connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { createPool } from '@svc/db';
 import { newId } from '@svc/ids';
@@ -11,7 +11,6 @@ import { openDatabase, SCHEMA } from '../src/db.ts';
 import type { TargetOutcome } from '../src/posts/post-rows.ts';
 import { PostStore } from '../src/posts/post-store.ts';
 import { Settlement } from '../src/publish/settlement.ts';
-import { WorkspaceDirectory } from '../src/workspaces.ts';
 
 /**
  * Settlement against real Postgres: each target's outcome is recorded and its post counted down in

@@ -1,6 +1,12 @@
 // The public shapes partners see, each defined once: the owning service builds it, the gateway
 // answers it as it is (and documents it in OpenAPI from these schemas), events carry it.
 export { type AccountView, accountView } from './account.ts';
+export {
+  type ConversationView,
+  conversationView,
+  type MessageView,
+  messageView,
+} from './conversation.ts';
 export { type MediaView, mediaView } from './media.ts';
 export {
   type PostDryRunView,

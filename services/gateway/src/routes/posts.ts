@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
-import { errors } from '@svc/errors';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
+import { idempotencyOf, markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
@@ -18,27 +16,6 @@ const postParams = z.strictObject({ id: idParam('post', 'post') });
 const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-/**
- * The client's `Idempotency-Key` with a hash of what it asked (method, path, query, body), so
- * the same key with another request is told apart (409) from a retry (the same post again).
- */
-function idempotencyOf(request: FastifyRequest) {
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
-    throw errors.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 printable ASCII characters');
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify([request.method, request.url, request.body ?? null]))
-    .digest('hex');
-  return { key, requestHash };
-}
-
-function markReplay(reply: FastifyReply, replayed: boolean): void {
-  if (replayed) reply.header('Idempotent-Replayed', 'true');
-}
 
 export function postRoutes(publishing: PublishingClient): AnyRoute[] {
   return [

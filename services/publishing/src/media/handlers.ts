@@ -1,7 +1,13 @@
 import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
 import { type MediaLibrary, viewOfMedia } from './media-library.ts';
 
-type MediaMethods = 'createMedia' | 'getMedia' | 'listMedia' | 'deleteMedia' | 'readMediaFile';
+type MediaMethods =
+  | 'createMedia'
+  | 'getMedia'
+  | 'listMedia'
+  | 'deleteMedia'
+  | 'readMediaFile'
+  | 'getMediaUrl';
 
 export function mediaHandlers(
   library: MediaLibrary,
@@ -23,6 +29,12 @@ export function mediaHandlers(
     async deleteMedia(req) {
       await library.delete(callerOf(req.caller), req.mediaId);
       return {};
+    },
+    /** The URL a network fetches the media from, as for publishing (inbox's attachments). */
+    async getMediaUrl(req) {
+      const media = await library.get(callerOf(req.caller), req.mediaId);
+      const url = await library.files.publishableUrl(media, req.network);
+      return { url, mime: req.network === 'photo_network' ? 'image/jpeg' : media.mime };
     },
     async readMediaFile(req) {
       const file = await library.readSignedFile(req.token);

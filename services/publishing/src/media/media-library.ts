@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { WorkspaceDirectory } from '@svc/bus';
 import type { MediaView } from '@svc/contracts/public';
 import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
 import { errors } from '@svc/errors';
@@ -9,7 +10,6 @@ import type { PublishingConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import type { Media } from '../generated/prisma/client.ts';
 import type { PostStore } from '../posts/post-store.ts';
-import type { WorkspaceDirectory } from '../workspaces.ts';
 import { detectMedia } from './detect.ts';
 import { fetchMediaUrl } from './fetch-url.ts';
 import { type KnownMedia, readMediaRows } from './known-media.ts';

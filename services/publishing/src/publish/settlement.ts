@@ -1,10 +1,10 @@
+import type { WorkspaceDirectory } from '@svc/bus';
 import { eventRow, makeEvent } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import type { PostTarget } from '../generated/prisma/client.ts';
 import type { TargetOutcome, TargetRef } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';
 import { viewOfPost } from '../posts/post-view.ts';
-import type { WorkspaceDirectory } from '../workspaces.ts';
 
 export type PostOutcome = 'published' | 'partial' | 'failed';
 

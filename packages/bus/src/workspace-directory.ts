@@ -1,12 +1,13 @@
-import { type Bus, type EventScope, type KnownWorkspace, WorkspaceCache } from '@svc/bus';
 import type { IdentityService, ServiceClient } from '@svc/contracts';
 import type { Caller } from '@svc/db';
 import { errors } from '@svc/errors';
+import type { Bus } from './connection.ts';
+import { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';
 
 type IdentityClient = ServiceClient<typeof IdentityService>;
 
 /**
- * What publishing learns of workspaces, which identity owns: whose each one is, and the scope its
+ * What a service learns of workspaces, which identity owns: whose each one is, and the scope its
  * events carry. Kept until identity announces a change (see WorkspaceCache).
  */
 export class WorkspaceDirectory {

@@ -1,0 +1,212 @@
+import { conversationView, messageView } from '@svc/contracts/public';
+import { z } from 'zod';
+import { grpcCaller, type Principal } from '../auth/principal.ts';
+import type { InboxClient } from '../clients.ts';
+import { idempotencyOf, markReplay } from '../http/idempotency.ts';
+import { jsonText, pagedJsonText } from '../http/json-text.ts';
+import { type AnyRoute, defineRoute } from '../http/route.ts';
+import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
+
+const conversationParams = z.strictObject({ id: idParam('conversation', 'conversation') });
+
+/** A send's body: the same for REST, the widget and MCP (each names its own source). */
+const sendMessageBody = z.strictObject({
+  text: z.string().max(8000).optional().describe('the message, comment or reply'),
+  media: z
+    .array(idParam('media', 'media'))
+    .max(1)
+    .optional()
+    .describe('one image from the media library (direct messages only; text and an image go as two messages)'),
+  reply_to: idParam('message', 'message')
+    .optional()
+    .describe('comment threads: the comment answered (a reply to a reply answers its top-level comment)'),
+  tag: z
+    .enum(['human_agent'])
+    .optional()
+    .describe('direct messages: a human agent may answer for 7 days after the last message'),
+});
+
+const privateReplyBody = z.strictObject({ text: z.string().min(1).max(2000) });
+
+const conversationListQuery = z.strictObject({
+  ...pagination,
+  workspace: idParam('workspace', 'workspace').optional(),
+  account: idParam('account', 'account').optional(),
+  kind: z.enum(['dm', 'comments']).optional(),
+  unread: queryBoolean.describe('only conversations with (true) or without (false) unread messages'),
+  archived: queryBoolean.describe('only archived (true) or not archived (false) conversations'),
+  since: timestamp.optional().describe('only conversations with activity after this instant'),
+});
+
+type Source = 'api' | 'widget' | 'mcp';
+
+/** The inbox calls behind REST, the widget and MCP, so each surface sends exactly the same way. */
+function inboxCalls(inbox: InboxClient) {
+  return {
+    list: (principal: Principal, query: z.infer<typeof conversationListQuery>) =>
+      inbox.listConversations({
+        caller: grpcCaller(principal),
+        workspaceId: query.workspace ?? '',
+        accountId: query.account ?? '',
+        kind: query.kind ?? '',
+        unread: query.unread,
+        archived: query.archived,
+        since: query.since ?? '',
+        page: query.page,
+        limit: query.limit,
+      }),
+    send: (
+      principal: Principal,
+      conversationId: string,
+      body: z.infer<typeof sendMessageBody>,
+      source: Source,
+      idempotency: ReturnType<typeof idempotencyOf>,
+    ) =>
+      inbox.sendMessage({
+        caller: grpcCaller(principal),
+        conversationId,
+        text: body.text ?? '',
+        mediaIds: body.media ?? [],
+        replyTo: body.reply_to ?? '',
+        tag: body.tag ?? '',
+        source,
+        idempotency,
+      }),
+  };
+}
+
+export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
+  const calls = inboxCalls(inbox);
+  return [
+    defineRoute({
+      method: 'GET',
+      url: '/v1/conversations',
+      summary: 'List conversations (DM threads and comment threads), latest activity first',
+      permission: 'objects',
+      query: conversationListQuery,
+      status: 200,
+      response: paged(conversationView),
+      async handler({ principal, query }) {
+        const { conversationsJson, total } = await calls.list(principal, query);
+        return pagedJsonText(conversationsJson, query.page, query.limit, total);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/conversations/:id',
+      summary: 'Read a conversation, with its reply window',
+      permission: 'objects',
+      params: conversationParams,
+      status: 200,
+      response: conversationView,
+      async handler({ principal, params }) {
+        const { conversationJson } = await inbox.getConversation({
+          caller: grpcCaller(principal),
+          conversationId: params.id,
+        });
+        return jsonText(conversationJson);
+      },
+    }),
+    defineRoute({
+      method: 'PATCH',
+      url: '/v1/conversations/:id',
+      summary: 'Mark a conversation read (unread_count back to 0) or (un)archive it',
+      permission: 'objects',
+      params: conversationParams,
+      body: z.strictObject({
+        read: z.literal(true).optional().describe('true resets unread_count'),
+        archived: z.boolean().optional(),
+      }),
+      status: 200,
+      response: conversationView,
+      async handler({ principal, params, body }) {
+        const { conversationJson } = await inbox.updateConversation({
+          caller: grpcCaller(principal),
+          conversationId: params.id,
+          read: body.read ?? false,
+          archived: body.archived,
+        });
+        return jsonText(conversationJson);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      url: '/v1/conversations/:id/messages',
+      summary: 'List the messages of a conversation, oldest first',
+      permission: 'objects',
+      params: conversationParams,
+      query: z.strictObject({
+        ...pagination,
+        since: timestamp.optional().describe('only messages written after this instant'),
+      }),
+      status: 200,
+      response: paged(messageView),
+      async handler({ principal, params, query }) {
+        const { messagesJson, total } = await inbox.listMessages({
+          caller: grpcCaller(principal),
+          conversationId: params.id,
+          since: query.since ?? '',
+          page: query.page,
+          limit: query.limit,
+        });
+        return pagedJsonText(messagesJson, query.page, query.limit, total);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/v1/conversations/:id/messages',
+      summary:
+        'Send a direct message, reply to a comment or comment on the object; 409 when the window is closed, 502 when the network refuses',
+      permission: 'objects',
+      params: conversationParams,
+      body: sendMessageBody,
+      status: 201,
+      response: messageView,
+      async handler({ principal, params, body, request, reply }) {
+        const sent = await calls.send(principal, params.id, body, 'api', idempotencyOf(request));
+        markReplay(reply, sent.replayed);
+        return jsonText(sent.messageJson);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/v1/messages/:id/private-reply',
+      summary: 'Send the one private reply (a direct message) the network allows to a comment, within 7 days',
+      permission: 'objects',
+      params: z.strictObject({ id: idParam('message', 'message') }),
+      body: privateReplyBody,
+      status: 201,
+      response: messageView,
+      async handler({ principal, params, body, request, reply }) {
+        const sent = await inbox.sendPrivateReply({
+          caller: grpcCaller(principal),
+          messageId: params.id,
+          text: body.text,
+          source: 'api',
+          idempotency: idempotencyOf(request),
+        });
+        markReplay(reply, sent.replayed);
+        return jsonText(sent.messageJson);
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      url: '/v1/accounts/:id/inbox-sync',
+      summary: "Import the account's recent conversations and comments again (nothing is duplicated)",
+      permission: 'objects',
+      params: z.strictObject({ id: idParam('account', 'account') }),
+      status: 200,
+      response: z.object({
+        conversations: z.number().int().describe('conversations read from the network'),
+        messages: z.number().int().describe('messages that were new'),
+      }),
+      async handler({ principal, params }) {
+        const { conversations, messages } = await inbox.syncAccount({
+          caller: grpcCaller(principal),
+          accountId: params.id,
+        });
+        return { conversations, messages };
+      },
+    }),
+  ];
+}

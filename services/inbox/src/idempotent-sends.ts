@@ -1,0 +1,30 @@
+import { errors } from '@svc/errors';
+import type { InboxStore } from './inbox-store.ts';
+import type { MessageRow } from './views.ts';
+
+/**
+ * `Idempotency-Key` on sends: the key is stored on the outbound message itself, claimed before
+ * the network is called (a unique index per partner), so a retry never reaches the person twice,
+ * even across a crash. A retry answers the message sent; another request under the same key is a
+ * 409, and so is a retry while the first is still being sent.
+ */
+export interface Idempotency {
+  key: string;
+  requestHash: string;
+}
+
+/** The earlier message sent under this key, or undefined when the key is new. */
+export async function earlierSend(
+  store: InboxStore,
+  partnerId: string,
+  idempotency: Idempotency | undefined,
+): Promise<MessageRow | undefined> {
+  if (!idempotency?.key) return undefined;
+  const earlier = await store.byIdempotencyKey(partnerId, idempotency.key);
+  if (!earlier) return undefined;
+  if (earlier.request_hash !== idempotency.requestHash)
+    throw errors.conflict('this Idempotency-Key was used for a different request');
+  if (earlier.state !== 'sent')
+    throw errors.conflict('a request with this Idempotency-Key is still being sent; retry shortly');
+  return earlier;
+}

@@ -1,0 +1,347 @@
+import { type OutboxRelay, type OutboxRow, writeOutbox } from '@svc/bus';
+import { type Caller, transaction } from '@svc/db';
+import { errors } from '@svc/errors';
+import type pg from 'pg';
+import type { ConversationRow, MessageRow } from './views.ts';
+
+/**
+ * Every SQL statement on conversations, messages and published objects, and their outbox rows.
+ * A conversation is one per (account, kind, thread key); a message is one per (account, network
+ * id), which is what makes a webhook delivered twice, or an import run twice, record nothing new.
+ */
+const CONVERSATION = `SELECT c.*, po.post_id FROM conversations c
+  LEFT JOIN published_objects po ON c.kind = 'comments' AND po.platform_id = c.thread_key`;
+
+const MESSAGE = `SELECT m.*, p.id AS parent_id, pr.text AS private_reply_text FROM messages m
+  LEFT JOIN messages p ON p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id
+  LEFT JOIN messages pr ON pr.id = m.private_reply_id`;
+
+/** A caller's scope as SQL: partner, and the workspace of a workspace key. */
+const IN_SCOPE = (alias: string, partner: string, workspace: string) =>
+  `${alias}.partner_id = ${partner} AND (${workspace} = '' OR ${alias}.workspace_id = ${workspace})`;
+
+export interface NewConversation {
+  id: string;
+  partnerId: string;
+  workspaceId: string;
+  accountId: string;
+  network: string;
+  kind: 'dm' | 'comments';
+  threadKey: string;
+  contact: ConversationRow['contact'];
+  object: ConversationRow['object'];
+  at: Date;
+}
+
+export interface NewMessage {
+  id: string;
+  conversationId: string;
+  partnerId: string;
+  workspaceId: string;
+  accountId: string;
+  direction: 'inbound' | 'outbound';
+  kind: MessageRow['kind'];
+  platformMessageId: string | null;
+  sender: MessageRow['sender'];
+  text: string | null;
+  attachments: MessageRow['attachments'];
+  parentPlatformId: string | null;
+  source: MessageRow['source'];
+  state: 'sending' | 'sent';
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  createdAt: Date;
+  storedAt: Date;
+}
+
+export interface ConversationFilter {
+  workspaceId: string;
+  accountId: string;
+  kind: string;
+  unread: boolean | undefined;
+  archived: boolean | undefined;
+  since: Date | undefined;
+  page: number;
+  limit: number;
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+export class InboxStore {
+  constructor(
+    readonly pool: pg.Pool,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  /** Runs `work` in one transaction, then publishes the outbox rows it answers. */
+  async write<T>(work: (tx: pg.PoolClient) => Promise<{ result: T; events: OutboxRow[] }>): Promise<T> {
+    const { result, events } = await transaction(this.pool, async (tx) => {
+      const done = await work(tx);
+      await writeOutbox(tx, done.events);
+      return done;
+    });
+    if (events.length > 0) void this.relay.publishCommitted(events).catch(() => this.relay.kick());
+    return result;
+  }
+
+  async conversation(caller: Caller, id: string, db: Queryable = this.pool): Promise<ConversationRow> {
+    const { rows } = await db.query<ConversationRow>(
+      `${CONVERSATION} WHERE c.id = $1 AND ${IN_SCOPE('c', '$2', '$3')}`,
+      [id, caller.partnerId, caller.workspaceId ?? ''],
+    );
+    if (!rows[0]) throw errors.notFound('conversation');
+    return rows[0];
+  }
+
+  async conversationById(db: Queryable, id: string): Promise<ConversationRow> {
+    const { rows } = await db.query<ConversationRow>(`${CONVERSATION} WHERE c.id = $1`, [id]);
+    if (!rows[0]) throw errors.notFound('conversation');
+    return rows[0];
+  }
+
+  /** Newest activity first, as an inbox shows them. */
+  async conversations(caller: Caller, filter: ConversationFilter) {
+    const where = [IN_SCOPE('c', '$1', '$2')];
+    const values: unknown[] = [caller.partnerId, caller.workspaceId ?? ''];
+    const add = (sql: (p: string) => string, value: unknown) => {
+      values.push(value);
+      where.push(sql(`$${values.length}`));
+    };
+    if (filter.workspaceId) add((p) => `c.workspace_id = ${p}`, filter.workspaceId);
+    if (filter.accountId) add((p) => `c.account_id = ${p}`, filter.accountId);
+    if (filter.kind) add((p) => `c.kind = ${p}`, filter.kind);
+    if (filter.unread !== undefined) add((p) => `(c.unread_count > 0) = ${p}`, filter.unread);
+    if (filter.archived !== undefined) add((p) => `c.archived = ${p}`, filter.archived);
+    if (filter.since) add((p) => `c.last_message_at > ${p}`, filter.since);
+    values.push(filter.limit, (filter.page - 1) * filter.limit);
+    const { rows } = await this.pool.query<ConversationRow & { total: string }>(
+      `${CONVERSATION.replace('SELECT c.*', 'SELECT c.*, count(*) OVER () AS total')}
+       WHERE ${where.join(' AND ')}
+       ORDER BY c.last_message_at DESC NULLS LAST, c.id DESC
+       LIMIT $${values.length - 1} OFFSET $${values.length}`,
+      values,
+    );
+    return { rows, total: rows[0] ? Number(rows[0].total) : await this.countConversations(where, values) };
+  }
+
+  /** The total of a page past the end (no row to carry the window count). */
+  private async countConversations(where: string[], values: unknown[]): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM conversations c WHERE ${where.join(' AND ')}`,
+      values.slice(0, -2),
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async updateConversation(id: string, change: { read: boolean; archived?: boolean | undefined }, now: Date) {
+    await this.pool.query(
+      `UPDATE conversations SET
+         unread_count = CASE WHEN $2 THEN 0 ELSE unread_count END,
+         archived = COALESCE($3, archived),
+         updated_at = $4
+       WHERE id = $1`,
+      [id, change.read, change.archived ?? null, now],
+    );
+  }
+
+  /** Oldest first; messages still being sent are not shown. */
+  async messages(conversationId: string, query: { since: Date | undefined; page: number; limit: number }) {
+    const { rows } = await this.pool.query<MessageRow & { total: string }>(
+      `${MESSAGE.replace('SELECT m.*', 'SELECT m.*, count(*) OVER () AS total')}
+       WHERE m.conversation_id = $1 AND m.state = 'sent' AND ($2::timestamptz IS NULL OR m.created_at > $2)
+       ORDER BY m.created_at, m.id LIMIT $3 OFFSET $4`,
+      [conversationId, query.since ?? null, query.limit, (query.page - 1) * query.limit],
+    );
+    return { rows, total: rows[0] ? Number(rows[0].total) : 0 };
+  }
+
+  async message(caller: Caller, id: string): Promise<MessageRow> {
+    const { rows } = await this.pool.query<MessageRow>(
+      `${MESSAGE} WHERE m.id = $1 AND m.state = 'sent' AND ${IN_SCOPE('m', '$2', '$3')}`,
+      [id, caller.partnerId, caller.workspaceId ?? ''],
+    );
+    if (!rows[0]) throw errors.notFound('message');
+    return rows[0];
+  }
+
+  async messageById(db: Queryable, id: string): Promise<MessageRow> {
+    const { rows } = await db.query<MessageRow>(`${MESSAGE} WHERE m.id = $1`, [id]);
+    if (!rows[0]) throw errors.notFound('message');
+    return rows[0];
+  }
+
+  /** The message of an account with this network id, if stored. */
+  async messageByPlatformId(db: Queryable, accountId: string, platformId: string) {
+    const { rows } = await db.query<MessageRow>(
+      `${MESSAGE} WHERE m.account_id = $1 AND m.platform_message_id = $2`,
+      [accountId, platformId],
+    );
+    return rows[0];
+  }
+
+  /** The conversation's id, created if new; a known contact or object is filled in where it was empty. */
+  async ensureConversation(db: Queryable, c: NewConversation): Promise<string> {
+    const { rows } = await db.query<{ id: string }>(
+      `INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
+         contact, object, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+       ON CONFLICT (account_id, kind, thread_key) DO UPDATE SET
+         contact = COALESCE(EXCLUDED.contact, conversations.contact),
+         object = COALESCE(EXCLUDED.object, conversations.object)
+       WHERE (conversations.contact IS NULL AND EXCLUDED.contact IS NOT NULL)
+          OR (conversations.object IS NULL AND EXCLUDED.object IS NOT NULL)
+       RETURNING id`,
+      [
+        c.id,
+        c.partnerId,
+        c.workspaceId,
+        c.accountId,
+        c.network,
+        c.kind,
+        c.threadKey,
+        c.contact,
+        c.object,
+        c.at,
+      ],
+    );
+    if (rows[0]) return rows[0].id;
+    const existing = await db.query<{ id: string }>(
+      'SELECT id FROM conversations WHERE account_id = $1 AND kind = $2 AND thread_key = $3',
+      [c.accountId, c.kind, c.threadKey],
+    );
+    return existing.rows[0]?.id ?? c.id;
+  }
+
+  /** Stores a message unless one with its network id is stored already; answers whether it did. */
+  async insertMessage(db: Queryable, m: NewMessage): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `INSERT INTO messages (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
+         platform_message_id, sender, text, attachments, parent_platform_id, source, state,
+         idempotency_key, request_hash, created_at, stored_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+       ON CONFLICT (account_id, platform_message_id) DO NOTHING`,
+      [
+        m.id,
+        m.conversationId,
+        m.partnerId,
+        m.workspaceId,
+        m.accountId,
+        m.direction,
+        m.kind,
+        m.platformMessageId,
+        m.sender,
+        m.text,
+        JSON.stringify(m.attachments),
+        m.parentPlatformId,
+        m.source,
+        m.state,
+        m.idempotencyKey,
+        m.requestHash,
+        m.createdAt,
+        m.storedAt,
+      ],
+    );
+    return rowCount === 1;
+  }
+
+  /** A message counts in its conversation: last activity, the person's window, unread. */
+  async countMessage(
+    db: Queryable,
+    conversationId: string,
+    m: { at: Date; inbound: boolean; unread: boolean },
+    now: Date,
+  ): Promise<void> {
+    await db.query(
+      `UPDATE conversations SET
+         last_message_at = GREATEST(last_message_at, $2),
+         last_inbound_at = CASE WHEN $3 THEN GREATEST(last_inbound_at, $2) ELSE last_inbound_at END,
+         unread_count = unread_count + CASE WHEN $4 THEN 1 ELSE 0 END,
+         updated_at = $5
+       WHERE id = $1`,
+      [conversationId, m.at, m.inbound, m.unread, now],
+    );
+  }
+
+  /**
+   * A message being sent becomes sent with the network's id; false when it no longer is (the
+   * network's echo got there first and did it).
+   */
+  async markSent(db: Queryable, id: string, platformMessageId: string, at: Date): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
+       WHERE id = $1 AND state = 'sending'`,
+      [id, platformMessageId, at],
+    );
+    return rowCount === 1;
+  }
+
+  /**
+   * The echo of a message we are sending, seen before the network's answer to our send: the
+   * oldest one being sent in this conversation with the same text.
+   */
+  async adoptSending(db: Queryable, conversationId: string, text: string | null, platformId: string) {
+    const { rows } = await db.query<{ id: string }>(
+      `UPDATE messages SET state = 'sent', platform_message_id = $3
+       WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND state = 'sending'
+                   AND text IS NOT DISTINCT FROM $2 ORDER BY stored_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`,
+      [conversationId, text, platformId],
+    );
+    return rows[0]?.id;
+  }
+
+  /** A send the network refused: nothing was sent, so nothing is kept (the key is free again). */
+  async dropSending(id: string): Promise<void> {
+    await this.pool.query(`DELETE FROM messages WHERE id = $1 AND state = 'sending'`, [id]);
+  }
+
+  /** The message sent earlier under this key by this partner, if any. */
+  async byIdempotencyKey(partnerId: string, key: string) {
+    const { rows } = await this.pool.query<MessageRow>(
+      `${MESSAGE} WHERE m.partner_id = $1 AND m.idempotency_key = $2`,
+      [partnerId, key],
+    );
+    return rows[0];
+  }
+
+  /** Claims a comment's one private reply; false when it is taken (being sent or sent). */
+  async claimPrivateReply(id: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      `UPDATE messages SET private_reply_state = 'sending' WHERE id = $1 AND private_reply_state IS NULL`,
+      [id],
+    );
+    return rowCount === 1;
+  }
+
+  /** The private reply's outcome: sent (with its message), not allowed, or free again (null). */
+  async settlePrivateReply(
+    db: Queryable,
+    id: string,
+    state: 'sent' | 'not_allowed' | null,
+    replyId: string | null = null,
+  ) {
+    await db.query(`UPDATE messages SET private_reply_state = $2, private_reply_id = $3 WHERE id = $1`, [
+      id,
+      state,
+      replyId,
+    ]);
+  }
+
+  async recordPublishedObjects(objects: { platformId: string; postId: string; workspaceId: string }[]) {
+    if (objects.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO published_objects (platform_id, post_id, workspace_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
+      [objects.map((o) => o.platformId), objects.map((o) => o.postId), objects.map((o) => o.workspaceId)],
+    );
+  }
+
+  /** `workspace.deleted`: its conversations, messages and published objects go. */
+  async purgeWorkspace(workspaceId: string): Promise<void> {
+    await transaction(this.pool, async (tx) => {
+      await tx.query('DELETE FROM messages WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM conversations WHERE workspace_id = $1', [workspaceId]);
+      await tx.query('DELETE FROM published_objects WHERE workspace_id = $1', [workspaceId]);
+    });
+  }
+}

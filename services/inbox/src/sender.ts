@@ -1,0 +1,243 @@
+import type { PublishingService, ServiceClient } from '@svc/contracts';
+import type { MessageView } from '@svc/contracts/public';
+import type { Caller } from '@svc/db';
+import { isUniqueViolation } from '@svc/db';
+import { errors, ServiceError } from '@svc/errors';
+import { GraphApiError, type GraphClient } from '@svc/graph-client';
+import { newId } from '@svc/ids';
+import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
+import { earlierSend, type Idempotency } from './idempotent-sends.ts';
+import type { InboxEvents } from './inbox-events.ts';
+import type { InboxStore, NewMessage } from './inbox-store.ts';
+import { checkText } from './text-limits.ts';
+import {
+  type ConversationRow,
+  type MessageRow,
+  messageView,
+  SEVEN_DAYS_MS,
+  STANDARD_WINDOW_MS,
+} from './views.ts';
+
+type Source = 'api' | 'widget' | 'mcp';
+
+export interface SendRequest {
+  conversationId: string;
+  text: string;
+  mediaIds: string[];
+  replyTo: string;
+  tag: string;
+  source: Source;
+  idempotency?: Idempotency | undefined;
+}
+
+/** What one send does at the network: the call, and what the message records. */
+interface Delivery {
+  kind: MessageRow['kind'];
+  parentPlatformId: string | null;
+  attachments: MessageRow['attachments'];
+  call: (token: string) => Promise<string>;
+}
+
+/**
+ * Sends: a DM through the Send API (inside its window, or with human_agent), a public reply to a
+ * comment, a new comment on an object. The message is stored as `sending` before the network is
+ * called (that claims the idempotency key), then marked sent with the network's id and announced
+ * in one transaction; a refusal removes it (502 with the network's error). A send whose outcome
+ * is unknown (timeout) stays `sending`: its echo, if the network delivered it, completes it.
+ */
+export class Sender {
+  constructor(
+    private readonly deps: {
+      store: InboxStore;
+      accounts: AccountsDirectory;
+      graph: GraphClient;
+      publishing: ServiceClient<typeof PublishingService>;
+      events: InboxEvents;
+      now: () => Date;
+    },
+  ) {}
+
+  async send(caller: Caller, req: SendRequest): Promise<{ message: MessageView; replayed: boolean }> {
+    const { store, now } = this.deps;
+    const earlier = await earlierSend(store, caller.partnerId, req.idempotency);
+    if (earlier) return { message: messageView(earlier, now()), replayed: true };
+    const conversation = await store.conversation(caller, req.conversationId);
+    const account = await this.deps.accounts.visible(caller, conversation.account_id);
+    const delivery =
+      conversation.kind === 'dm'
+        ? await this.directMessage(caller, conversation, account, req)
+        : await this.comment(caller, conversation, req);
+    const pending = await this.claim({
+      id: newId('message'),
+      conversationId: conversation.id,
+      partnerId: conversation.partner_id,
+      workspaceId: conversation.workspace_id,
+      accountId: conversation.account_id,
+      direction: 'outbound',
+      kind: delivery.kind,
+      platformMessageId: null,
+      sender: { id: account.platformId, name: null, handle: null },
+      text: req.text || null,
+      attachments: delivery.attachments,
+      parentPlatformId: delivery.parentPlatformId,
+      source: req.source,
+      state: 'sending',
+      idempotencyKey: req.idempotency?.key || null,
+      requestHash: req.idempotency?.requestHash || null,
+      createdAt: now(),
+      storedAt: now(),
+    });
+    const platformId = await this.call(account, pending.id, delivery.call);
+    return { message: await this.complete(pending.id, conversation.id, platformId), replayed: false };
+  }
+
+  /** Stores the message being sent; the unique key per partner makes a concurrent retry a 409. */
+  private async claim(message: NewMessage): Promise<NewMessage> {
+    try {
+      await this.deps.store.insertMessage(this.deps.store.pool, message);
+      return message;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw errors.conflict('a request with this Idempotency-Key is still being sent; retry shortly');
+    }
+  }
+
+  /** Calls the network; a refusal drops the pending message, an unknown outcome keeps it. */
+  private async call(account: InboxAccount, pendingId: string, call: (token: string) => Promise<string>) {
+    const { accounts, store } = this.deps;
+    const token = await accounts.token(account.id);
+    try {
+      return await call(token);
+    } catch (error) {
+      if (!(error instanceof GraphApiError) || error.graph.code !== null) await store.dropSending(pendingId);
+      if (error instanceof GraphApiError) {
+        await accounts.reportTokenProblem(account.id, error);
+        if (error.graph.code === null)
+          throw new ServiceError(
+            'network_error',
+            `the network did not answer in time; the message may still arrive (it then appears in the conversation): ${error.message}`,
+            { details: error.details },
+          );
+      }
+      throw error;
+    }
+  }
+
+  /** Marks the message sent and announces it, unless its echo did so first; answers it as stored. */
+  async complete(id: string, conversationId: string, platformId: string): Promise<MessageView> {
+    const { store, events, now } = this.deps;
+    await store.write(async (tx) => {
+      const mine = await store.markSent(tx, id, platformId, now());
+      if (!mine) return { result: undefined, events: [] };
+      await store.countMessage(tx, conversationId, { at: now(), inbound: false, unread: false }, now());
+      return { result: undefined, events: await events.announce(tx, [id]) };
+    });
+    return messageView(await store.messageById(store.pool, id), now());
+  }
+
+  private async directMessage(
+    caller: Caller,
+    conversation: ConversationRow,
+    account: InboxAccount,
+    req: SendRequest,
+  ): Promise<Delivery> {
+    if (req.replyTo)
+      throw errors.validation('reply_to', 'reply_to answers a comment; this is a direct-message thread');
+    if (req.text && req.mediaIds.length > 0)
+      throw errors.validation(
+        'media',
+        'a direct message carries text or one image; send them as two messages',
+      );
+    if (req.mediaIds.length > 1) throw errors.validation('media', 'a direct message carries one image');
+    if (!req.text && req.mediaIds.length === 0) throw errors.validation('text', 'text or media is required');
+    if (req.text) checkText(req.text, conversation.network, 'dm');
+    const humanAgent = this.checkWindow(conversation, req.tag);
+    const image = req.mediaIds[0]
+      ? await this.mediaUrl(caller, req.mediaIds[0], conversation.network)
+      : undefined;
+    const input = {
+      recipientId: conversation.thread_key,
+      messagingType: humanAgent ? ('MESSAGE_TAG' as const) : ('RESPONSE' as const),
+      ...(humanAgent ? { tag: 'HUMAN_AGENT' as const } : {}),
+      ...(image ? { imageUrl: image.url } : { text: req.text }),
+    };
+    return {
+      kind: 'message',
+      parentPlatformId: null,
+      attachments: image ? [{ type: 'image', url: image.url, mime: image.mime }] : [],
+      call: async (token) => {
+        const sent = await this.deps.graph.inbox.send(token, account.pageId, input);
+        if (!sent.message_id) throw errors.conflict('the network accepted the message without an id');
+        return sent.message_id;
+      },
+    };
+  }
+
+  /** Whether the send needs the human_agent tag; 409 when our record says no send can go now. */
+  private checkWindow(conversation: ConversationRow, tag: string): boolean {
+    const last = conversation.last_inbound_at;
+    const now = this.deps.now().getTime();
+    const closesAt = last ? new Date(last.getTime() + STANDARD_WINDOW_MS) : null;
+    if (closesAt && now < closesAt.getTime()) return tag === 'human_agent';
+    const agentUntil = last ? new Date(last.getTime() + SEVEN_DAYS_MS) : null;
+    if (tag === 'human_agent' && agentUntil && now < agentUntil.getTime()) return true;
+    if (!closesAt)
+      throw errors.conflict('the person has not written yet: a message can be sent only after theirs');
+    throw errors.conflict(
+      tag === 'human_agent'
+        ? `the messaging window closed at ${closesAt.toISOString()} and the human_agent window at ${agentUntil?.toISOString()}`
+        : `the 24-hour messaging window closed at ${closesAt.toISOString()}; a human agent may still answer with tag human_agent until ${agentUntil?.toISOString()}`,
+    );
+  }
+
+  private async mediaUrl(caller: Caller, mediaId: string, network: string) {
+    try {
+      return await this.deps.publishing.getMediaUrl({ caller, mediaId, network });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'not_found')
+        throw errors.validation('media', `media ${mediaId} was not found in this workspace`);
+      throw error;
+    }
+  }
+
+  private async comment(caller: Caller, conversation: ConversationRow, req: SendRequest): Promise<Delivery> {
+    if (req.mediaIds.length > 0) throw errors.validation('media', 'comments and replies carry text only');
+    if (req.tag) throw errors.validation('tag', 'tag applies to direct messages only');
+    checkText(req.text, conversation.network, 'comment');
+    const { graph, store } = this.deps;
+    const instagram = conversation.network === 'photo_network';
+    if (!req.replyTo) {
+      const objectId = conversation.thread_key;
+      return {
+        kind: 'comment',
+        parentPlatformId: null,
+        attachments: [],
+        call: async (token) =>
+          (instagram
+            ? await graph.inbox.commentOnInstagramMedia(token, objectId, req.text)
+            : await graph.inbox.commentOnPageObject(token, objectId, req.text)
+          ).id,
+      };
+    }
+    const answered = await store.message(caller, req.replyTo).catch(() => undefined);
+    if (
+      !answered ||
+      answered.conversation_id !== conversation.id ||
+      answered.kind === 'message' ||
+      !answered.platform_message_id
+    )
+      throw errors.validation('reply_to', 'reply_to must name a comment of this conversation');
+    // The network takes replies to top-level comments only: a reply to a reply answers its thread.
+    const topLevel = answered.parent_platform_id ?? answered.platform_message_id;
+    return {
+      kind: 'reply',
+      parentPlatformId: topLevel,
+      attachments: [],
+      call: async (token) =>
+        (instagram
+          ? await graph.inbox.replyToInstagramComment(token, topLevel, req.text)
+          : await graph.inbox.commentOnPageObject(token, topLevel, req.text)
+        ).id,
+    };
+  }
+}

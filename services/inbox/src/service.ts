@@ -1,0 +1,133 @@
+import { type Bus, CONSUMERS, connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
+import {
+  AccountsService,
+  addService,
+  createClient,
+  grpc,
+  IdentityService,
+  InboxService,
+  PublishingService,
+  startGrpcServer,
+} from '@svc/contracts';
+import { createPool } from '@svc/db';
+import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
+import type { Logger } from '@svc/logging';
+import { ServiceRuntime } from '@svc/ops';
+import { AccountsDirectory } from './accounts-directory.ts';
+import { CatchUp } from './catch-up.ts';
+import type { InboxConfig } from './config.ts';
+import { inboxHandlers } from './grpc-handlers.ts';
+import { InboxEvents } from './inbox-events.ts';
+import { InboxStore } from './inbox-store.ts';
+import { Intake } from './intake.ts';
+import { NetworkLookups } from './network-lookups.ts';
+import { PrivateReplies } from './private-replies.ts';
+import { Sender } from './sender.ts';
+
+const SCHEMA = 'inbox';
+/** A history import reads up to 75 threads from the network; its message stays ours meanwhile. */
+const CATCH_UP_ACK_WAIT_MS = 120_000;
+
+type Parts = Awaited<ReturnType<typeof openParts>>;
+
+/**
+ * Starts the inbox service: the intake of provider webhooks, the history import of newly
+ * connected accounts, the record of our published objects, the purge of deleted workspaces, and
+ * the gRPC API (reads, sends, private replies). `now` is injectable for tests (messaging windows).
+ */
+export function startInbox(config: InboxConfig, logger: Logger, options: { now?: () => Date } = {}) {
+  return ServiceRuntime.launch('inbox', logger, async (runtime) => {
+    const now = options.now ?? (() => new Date());
+    const parts = await openParts(runtime, config, logger, now);
+    await consumeStreams(runtime, config, parts);
+    const port = await serveApi(runtime, config, parts);
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    return { port, opsPort, pool: parts.store.pool };
+  });
+}
+
+/** The connections and the named collaborators over them, each registered to be closed. */
+async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: Logger, now: () => Date) {
+  const pool = createPool(config.DATABASE_URL, SCHEMA, 10, logger);
+  runtime.useDatabase(pool);
+  const bus: Bus = runtime.useBus(
+    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'inbox', logger }),
+  );
+  const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
+  const close = <T extends { close(): unknown }>(name: string, part: T): T => {
+    runtime.closeAtEnd(name, () => part.close());
+    return part;
+  };
+  const credential = config.TOKEN_VAULT_CREDENTIAL;
+  const accountsClient = createClient(AccountsService, config.ACCOUNTS_GRPC_URL, { credential });
+  const identity = close('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
+  const publishing = close('publishing client', createClient(PublishingService, config.PUBLISHING_GRPC_URL));
+  const workspaces = close('workspaces', new WorkspaceDirectory(bus, identity));
+  const accounts = close(
+    'accounts',
+    new AccountsDirectory(bus, close('accounts client', accountsClient), logger),
+  );
+  const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
+  const graph = close('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  const lookups = close('network lookups', new NetworkLookups(graph, accounts, logger));
+  const events = new InboxEvents(store, workspaces, now);
+  return { bus, store, workspaces, accounts, publishing, graph, lookups, events, logger, now };
+}
+
+/** Provider webhooks in, history of new accounts, our published objects, deleted workspaces out. */
+async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
+  const { bus, store, accounts } = parts;
+  const intake = new Intake({ ...parts, appId: config.META_APP_ID });
+  const catchUp = new CatchUp(parts);
+  await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook) => intake.receive(webhook), {
+    concurrency: config.INBOX_INTAKE_CONCURRENCY,
+  });
+  const importHistory = async (accountId: string) => {
+    const account = await accounts.byId(accountId);
+    if (account) await catchUp.run(account);
+  };
+  await runtime.consume(
+    bus,
+    CONSUMERS.inboxAccountConnected,
+    (event) => importHistory(event.data.account.id),
+    {
+      ackWaitMs: CATCH_UP_ACK_WAIT_MS,
+    },
+  );
+  await runtime.consume(bus, CONSUMERS.inboxPostEvents, (event) =>
+    store.recordPublishedObjects(
+      event.data.post.targets.flatMap((target) =>
+        target.platform_post_id
+          ? [
+              {
+                platformId: target.platform_post_id,
+                postId: event.data.post.id,
+                workspaceId: event.workspace ?? '',
+              },
+            ]
+          : [],
+      ),
+    ),
+  );
+  await runtime.consume(bus, CONSUMERS.inboxWorkspaceDeleted, ({ workspace }) =>
+    store.purgeWorkspace(workspace),
+  );
+}
+
+/** The gRPC API: reads, sends, private replies and on-demand history imports. */
+async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
+  const sender = new Sender(parts);
+  const privateReplies = new PrivateReplies(parts);
+  const catchUp = new CatchUp(parts);
+  const server = new grpc.Server();
+  addService(
+    server,
+    InboxService,
+    inboxHandlers({ ...parts, sender, privateReplies, catchUp }),
+    parts.logger,
+  );
+  const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
+  runtime.grpc(server);
+  parts.logger.info({ port }, 'inbox gRPC server listening');
+  return port;
+}
