@@ -14,6 +14,11 @@ import type { MessageRow } from './views.ts';
 /** How much history an import reads: what the networks let us read (facts §4.2) and what an inbox shows. */
 const DM_CONVERSATIONS = 50;
 const OBJECTS = 25;
+/**
+ * History is what is older than this when the import starts. Newer messages are the webhooks'
+ * (which announce them); an import that took one would swallow its event.
+ */
+const LIVE_MARGIN_MS = 60_000;
 
 interface Imported {
   conversations: number;
@@ -25,7 +30,8 @@ interface Imported {
  * read of each) and the comments of its most recent objects. It closes the gap webhooks leave
  * (before the account connected, while we were down); no event is emitted for history. Each
  * message is stored once by its network id, so running it twice, or beside the webhooks, adds
- * nothing twice.
+ * nothing twice. Only messages older than a minute before the import are history: newer ones
+ * are left to their webhooks, which announce them.
  */
 export class CatchUp {
   constructor(
@@ -126,6 +132,9 @@ export class CatchUp {
     rows: HistoryRow[],
   ): Promise<number> {
     const { store, now } = this.deps;
+    const cutoff = now().getTime() - LIVE_MARGIN_MS;
+    const history = rows.filter((row) => row.at.getTime() < cutoff);
+    if (history.length === 0) return 0;
     return store.write(async (tx) => {
       const at = now();
       const base = { partnerId: account.partnerId, workspaceId: account.workspaceId, accountId: account.id };
@@ -137,7 +146,7 @@ export class CatchUp {
         at,
       });
       let added = 0;
-      for (const row of rows) {
+      for (const row of history) {
         const inserted = await store.insertMessage(tx, {
           id: newId('message'),
           conversationId,
