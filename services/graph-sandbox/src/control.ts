@@ -1,5 +1,6 @@
 import { z } from '@svc/config';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ATTACHMENT_TYPES, inboundAttachment } from './attachments.ts';
 import { ControlError, parseBody } from './control-errors.ts';
 import { messagingEvent } from './events.ts';
 import { registerFaultRoutes } from './faults.ts';
@@ -9,6 +10,7 @@ import { publishedLog } from './published.ts';
 import type { Platform } from './store.ts';
 import { addMessage, conversationFor, participantFor } from './threads.ts';
 import { deauthorizeUser, invalidateUserTokens } from './tokens.ts';
+import { isSendable } from './webhooks.ts';
 import type { World } from './world.ts';
 
 const userBody = z.object({
@@ -29,8 +31,35 @@ const fromSchema = z
     name: z.string().min(1).optional(),
   })
   .default({});
-const dmBody = z.object({ from: fromSchema, text: z.string().min(1) });
-const commentBody = dmBody.extend({ parent_id: z.string().min(1).optional() });
+const attachmentSchema = z.object({
+  type: z.enum(ATTACHMENT_TYPES),
+  url: z.url({ protocol: /^https?$/ }),
+  mime_type: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+});
+const textOrFiles = { message: 'give text, attachments or both' };
+const dmBody = z
+  .object({
+    from: fromSchema,
+    text: z.string().min(1).optional(),
+    attachments: z.array(attachmentSchema).max(10).default([]),
+  })
+  .refine((b) => b.text !== undefined || b.attachments.length > 0, textOrFiles);
+const appMessageBody = z
+  .object({
+    to: z.object({ id: z.string().min(1) }),
+    text: z.string().min(1).optional(),
+    attachments: z.array(attachmentSchema).max(10).default([]),
+  })
+  .refine((b) => b.text !== undefined || b.attachments.length > 0, textOrFiles);
+const commentBody = z.object({
+  from: fromSchema,
+  text: z.string().min(1),
+  parent_id: z.string().min(1).optional(),
+});
+const replayBody = z.object({ times: z.number().int().min(1).max(1000).default(1) });
 
 function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new ControlError(404, `${what} not found`);
@@ -38,12 +67,32 @@ function need<T>(value: T | undefined, what: string): T {
 }
 
 async function inboundDm(world: World, platform: Platform, accountId: string, body: unknown) {
-  const { from, text } = parseBody(dmBody, body);
+  const { from, text, attachments } = parseBody(dmBody, body);
   const participant = participantFor(world, platform, accountId, from);
   const conversation = conversationFor(world, participant);
-  const message = addMessage(world, conversation, text, true);
-  const webhook = await world.webhooks.sendEvent(messagingEvent(world, platform, accountId, message, false));
+  const content = { text: text ?? null, attachments: attachments.map((a) => inboundAttachment(world, a)) };
+  const message = addMessage(world, conversation, content, true);
+  const webhook = await world.webhooks.sendEvent(messagingEvent(world, platform, accountId, message));
   return { conversation_id: conversation.id, message_id: message.id, sender_id: participant.id, webhook };
+}
+
+/**
+ * The business answers from Instagram's or Facebook's own app: stored as outbound and echoed like
+ * a Send API message, but without an `app_id` (it is not our app that sent it).
+ */
+async function appMessage(world: World, platform: Platform, accountId: string, body: unknown) {
+  const { to, text, attachments } = parseBody(appMessageBody, body);
+  const participant = world.store.participants.get(to.id);
+  if (!participant || participant.accountId !== accountId) throw new ControlError(404, 'person not found');
+  const conversation = conversationFor(world, participant);
+  const content = {
+    text: text ?? null,
+    attachments: attachments.map((a) => inboundAttachment(world, a)),
+    appId: null,
+  };
+  const message = addMessage(world, conversation, content, false);
+  const webhook = await world.webhooks.sendEvent(messagingEvent(world, platform, accountId, message));
+  return { conversation_id: conversation.id, message_id: message.id, webhook };
 }
 
 async function inboundComment(
@@ -101,6 +150,14 @@ export function registerControl(app: FastifyInstance, world: World): void {
     need(s().pages.get(req.params.id), 'page');
     return created(reply, await inboundDm(world, 'messenger', req.params.id, req.body));
   });
+  app.post<{ Params: { id: string } }>('/__sandbox/instagram/:id/app-messages', async (req, reply) => {
+    need(s().igAccounts.get(req.params.id), 'instagram account');
+    return created(reply, await appMessage(world, 'instagram', req.params.id, req.body));
+  });
+  app.post<{ Params: { id: string } }>('/__sandbox/pages/:id/app-messages', async (req, reply) => {
+    need(s().pages.get(req.params.id), 'page');
+    return created(reply, await appMessage(world, 'messenger', req.params.id, req.body));
+  });
   app.post<{ Params: { id: string } }>('/__sandbox/instagram/media/:id/comments', async (req, reply) => {
     const media = need(s().igMedia.get(req.params.id), 'instagram media');
     return created(reply, await inboundComment(world, 'instagram', media.id, media.igId, req.body));
@@ -125,6 +182,13 @@ export function registerControl(app: FastifyInstance, world: World): void {
   app.get('/__sandbox/published', () => ({ data: publishedLog(world) }));
   app.get('/__sandbox/sent', () => ({ data: s().sent }));
   app.get('/__sandbox/webhooks', () => ({ data: s().webhookAttempts }));
+  app.post<{ Params: { id: string } }>('/__sandbox/webhooks/:id/replay', async (req) => {
+    const { times } = parseBody(replayBody, req.body);
+    const delivery = need(s().deliveries.get(req.params.id), 'delivery');
+    if (!isSendable(delivery)) throw new ControlError(400, 'a verification handshake cannot be replayed');
+    const results = await world.webhooks.replay(delivery, times);
+    return { replayed: results.length, results };
+  });
   app.post('/__sandbox/webhooks/verify', (req) => {
     const body = parseBody(
       z.object({ url: z.url().optional(), verify_token: z.string().optional() }),

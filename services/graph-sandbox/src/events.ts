@@ -1,33 +1,31 @@
+import { webhookAttachment } from './attachments.ts';
 import { graphTime, unixSeconds } from './clock.ts';
 import type { Comment, Message, Platform } from './store.ts';
 import type { World } from './world.ts';
 
 /**
  * Webhook payloads in Meta's envelopes (facts §5.4–5.8). Messaging entries carry `time` in ms,
- * `changes` entries in seconds, as observed in real payloads.
+ * `changes` entries in seconds, as observed in real payloads. Every time is the sandbox clock's.
  */
-export function messagingEvent(
-  world: World,
-  platform: Platform,
-  accountId: string,
-  message: Message,
-  echo: boolean,
-) {
-  const now = world.clock.now();
+export function messagingEvent(world: World, platform: Platform, accountId: string, message: Message) {
+  const body: Record<string, unknown> = { mid: message.id };
+  if (message.text !== null) body.text = message.text;
+  if (message.attachments.length) body.attachments = message.attachments.map(webhookAttachment);
+  // An echo (sender = the business): `app_id` names the app that sent it, absent for Meta's own apps (§5.7).
+  if (!message.inbound) body.is_echo = true;
+  if (message.appId !== null) body.app_id = Number(message.appId);
   return {
     object: platform === 'instagram' ? 'instagram' : 'page',
     entry: [
       {
         id: accountId,
-        time: now,
+        time: world.clock.now(),
         messaging: [
           {
             sender: { id: message.fromId },
             recipient: { id: message.toId },
             timestamp: message.createdAt,
-            message: echo
-              ? { mid: message.id, text: message.text, is_echo: true, app_id: Number(world.config.appId) }
-              : { mid: message.id, text: message.text },
+            message: body,
           },
         ],
       },

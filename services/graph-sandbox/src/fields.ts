@@ -42,8 +42,8 @@ function splitTopLevel(text: string): string[] {
   return parts.map((p) => p.trim()).filter(Boolean);
 }
 
-/** A node's fields, each computed only when selected. */
-type FieldMap = Record<string, () => unknown>;
+/** A node's fields, each computed only when selected; an edge reads its nested selection from `spec`. */
+type FieldMap = Record<string, (spec: FieldSpec) => unknown>;
 
 export interface NodeShape {
   type: string;
@@ -57,10 +57,10 @@ export function renderNode(shape: NodeShape, specs: FieldSpec[] | null): Record<
   for (const spec of wanted) {
     const getter = shape.fields[spec.name];
     if (!getter) throw nonexistingField(spec.name, shape.type);
-    const value = getter();
+    const value = getter(spec);
     if (value !== undefined) out[spec.name] = narrow(value, spec);
   }
-  const id = shape.fields.id?.();
+  const id = shape.fields.id?.({ name: 'id', sub: null, limit: null });
   if (id !== undefined) out.id = id;
   return out;
 }

@@ -83,5 +83,8 @@ export class IdFactory {
   igMessage = () =>
     this.unique(() => `aWdfZAG1faXRlbToxOklH${Buffer.from(this.base62(30)).toString('base64url')}`);
   messengerMessage = () => this.unique(() => `m_${this.base62(40)}`);
+  attachment = () => this.digits('58', 16);
+  /** Webhook deliveries are the sandbox's own notion, so their ids do not imitate Meta's. */
+  delivery = () => this.unique(() => `wh_${this.base62(16)}`);
   traceId = () => this.base62(11);
 }

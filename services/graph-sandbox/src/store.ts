@@ -121,14 +121,31 @@ export interface Conversation {
   lastInboundAt: number | null;
 }
 
+export type AttachmentType = 'image' | 'video' | 'audio' | 'file';
+
+/** A file in a DM (facts §4.2): an image carries its size; video/audio/file only a URL. */
+export interface MessageAttachment {
+  id: string;
+  type: AttachmentType;
+  url: string;
+  mimeType: string;
+  name: string;
+  width: number;
+  height: number;
+}
+
 export interface Message {
   id: string;
   conversationId: string;
   fromId: string;
   toId: string;
-  text: string;
+  /** null for a message that is only attachments. */
+  text: string | null;
+  attachments: MessageAttachment[];
   createdAt: number;
   inbound: boolean;
+  /** The app that sent an outbound message (Send API: ours); null for the network's own app. */
+  appId: string | null;
 }
 
 export interface Comment {
@@ -152,7 +169,13 @@ export interface SentRecord {
   id: string;
   recipient_id: string | null;
   object_id: string | null;
-  text: string;
+  /** null for a message that is only an attachment. */
+  text: string | null;
+  attachment_url: string | null;
+  /** The Send API `tag` parameter, when one was given. */
+  tag: string | null;
+  /** The webhook this send caused (a message echo, a comment change), to replay it. */
+  webhook_id: string | null;
   sent_at: string;
 }
 
@@ -167,10 +190,25 @@ export interface Fault {
   delayMs: number;
 }
 
+type DeliveryKind = 'event' | 'deauthorize' | 'verification';
+
+/** One webhook delivery: the exact request, kept so it can be replayed byte for byte. */
+export interface Delivery {
+  id: string;
+  kind: DeliveryKind;
+  url: string;
+  /** null for the verification handshake (a GET with a fresh challenge each time). */
+  request: { method: string; headers: Record<string, string>; body: string } | null;
+}
+
 export interface WebhookAttempt {
-  kind: 'event' | 'deauthorize' | 'verification';
+  /** The delivery's id: shared by its retries and replays. */
+  id: string;
+  kind: DeliveryKind;
   url: string;
   attempt: number;
+  /** true when the attempt was asked for with POST /__sandbox/webhooks/:id/replay. */
+  replay: boolean;
   status: number | null;
   error: string | null;
   at: string;
@@ -195,6 +233,9 @@ export class Store {
   sent: SentRecord[] = [];
   faults: Fault[] = [];
   webhookAttempts: WebhookAttempt[] = [];
+  deliveries = new Map<string, Delivery>();
+  /** Send API attachments uploaded with `is_reusable`, by attachment_id. */
+  reusableAttachments = new Map<string, { accountId: string; attachment: MessageAttachment }>();
   /** Publish times per IG account, for the rolling 24 h quota. */
   publishTimes = new Map<string, number[]>();
   /** Page tokens already minted for (user token, page), so /me/accounts answers stably. */

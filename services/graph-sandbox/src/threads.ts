@@ -1,4 +1,4 @@
-import type { Conversation, Message, Participant, Platform } from './store.ts';
+import type { Conversation, Message, MessageAttachment, Participant, Platform } from './store.ts';
 import type { World } from './world.ts';
 
 /** DM threads: one conversation per (account, person); shared by inbound DMs, sends and private replies. */
@@ -44,10 +44,17 @@ export function conversationFor(world: World, participant: Participant): Convers
   return conversation;
 }
 
+/** What a message says: text, attachments, or both; `appId` is the app that sent an outbound one. */
+export interface MessageContent {
+  text: string | null;
+  attachments?: MessageAttachment[];
+  appId?: string | null;
+}
+
 export function addMessage(
   world: World,
   conversation: Conversation,
-  text: string,
+  content: MessageContent,
   inbound: boolean,
 ): Message {
   const now = world.clock.now();
@@ -56,9 +63,11 @@ export function addMessage(
     conversationId: conversation.id,
     fromId: inbound ? conversation.participantId : conversation.accountId,
     toId: inbound ? conversation.accountId : conversation.participantId,
-    text,
+    text: content.text,
+    attachments: content.attachments ?? [],
     createdAt: now,
     inbound,
+    appId: inbound ? null : (content.appId ?? null),
   };
   world.store.messages.set(message.id, message);
   conversation.messageIds.push(message.id);

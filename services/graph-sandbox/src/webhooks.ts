@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { hmacSha256Hex } from '@svc/crypto';
 import type { Logger } from '@svc/logging';
-import { unixSeconds } from './clock.ts';
+import { type Clock, unixSeconds } from './clock.ts';
 import type { SandboxConfig } from './config.ts';
-import type { Store, WebhookAttempt } from './store.ts';
+import type { IdFactory } from './ids.ts';
+import type { Delivery, Store, WebhookAttempt } from './store.ts';
 
 /**
  * Meta's JSON text (facts §5.3): non-ASCII escaped as lowercase `\uXXXX` and `/` as `\/`. The
@@ -36,6 +37,17 @@ export interface DeliveryResult {
   error: string | null;
 }
 
+/** The outcome of a first attempt, with the delivery's id (null when nothing was sent). */
+export type SentDelivery = DeliveryResult & { id: string | null };
+
+type Request = NonNullable<Delivery['request']>;
+/** A delivery that is a POST (an event or the deauthorize callback), so it can be sent again. */
+export type Sendable = Delivery & { request: Request };
+
+export const isSendable = (delivery: Delivery): delivery is Sendable => delivery.request !== null;
+
+const NO_WEBHOOK_URL = 'SANDBOX_WEBHOOK_URL is not set';
+
 export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
 
@@ -43,45 +55,64 @@ export class WebhookSender {
     private readonly config: SandboxConfig,
     private readonly log: Logger,
     private readonly store: () => Store,
+    private readonly ids: IdFactory,
+    private readonly clock: Clock,
   ) {}
 
   /** POSTs one event; the first attempt is awaited (tests see its outcome), retries run later. */
-  async sendEvent(payload: Record<string, unknown>): Promise<DeliveryResult> {
-    const url = this.config.webhookUrl;
-    if (!url) return { url: null, status: null, error: 'SANDBOX_WEBHOOK_URL is not set' };
-    const body = metaJson(payload);
-    const headers = { 'content-type': 'application/json', ...signatureHeaders(this.config.appSecret, body) };
-    return this.attempt('event', url, { method: 'POST', headers, body }, 1);
+  async sendEvent(payload: Record<string, unknown>): Promise<SentDelivery> {
+    const delivery = this.eventDelivery(payload);
+    if (!delivery) return { id: null, url: null, status: null, error: NO_WEBHOOK_URL };
+    return { id: delivery.id, ...(await this.attempt(delivery, 1, false)) };
   }
 
-  async sendDeauthorize(userId: string, now: number): Promise<DeliveryResult> {
+  /** Like sendEvent, but answers at once with the delivery id; the send runs in the background. */
+  queueEvent(payload: Record<string, unknown>): string | null {
+    const delivery = this.eventDelivery(payload);
+    if (delivery) void this.attempt(delivery, 1, false);
+    return delivery?.id ?? null;
+  }
+
+  async sendDeauthorize(userId: string, now: number): Promise<SentDelivery> {
     const url = this.config.deauthorizeUrl;
-    if (!url) return { url: null, status: null, error: 'SANDBOX_DEAUTHORIZE_URL is not set' };
+    if (!url) return { id: null, url: null, status: null, error: 'SANDBOX_DEAUTHORIZE_URL is not set' };
     const request = signedRequest(this.config.appSecret, {
       algorithm: 'HMAC-SHA256',
       issued_at: unixSeconds(now),
       user_id: userId,
     });
     const body = new URLSearchParams({ signed_request: request }).toString();
-    const init = { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body };
-    return this.attempt('deauthorize', url, init, 1);
+    const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+    const delivery = this.register('deauthorize', url, { method: 'POST', headers, body });
+    return { id: delivery.id, ...(await this.attempt(delivery, 1, false)) };
+  }
+
+  /**
+   * Meta delivers at least once: sends a recorded delivery again, same bytes and signature,
+   * `times` times in a row. Replays are not retried, so each one is exactly one request.
+   */
+  async replay(delivery: Sendable, times: number): Promise<DeliveryResult[]> {
+    const results: DeliveryResult[] = [];
+    for (let i = 0; i < times; i++) results.push(await this.attempt(delivery, 1, true));
+    return results;
   }
 
   /** Meta's subscription handshake: GET with hub.* and expect the challenge echoed as the body. */
-  async verify(
-    url: string,
-    verifyToken: string,
-  ): Promise<DeliveryResult & { challenge: string; ok: boolean }> {
+  async verify(url: string, verifyToken: string): Promise<SentDelivery & { challenge: string; ok: boolean }> {
     const challenge = String(1_000_000_000 + Math.floor(Math.random() * 1_000_000_000));
     const target = new URL(url);
     target.searchParams.set('hub.mode', 'subscribe');
     target.searchParams.set('hub.challenge', challenge);
     target.searchParams.set('hub.verify_token', verifyToken);
+    const id = this.ids.delivery();
+    this.store().deliveries.set(id, { id, kind: 'verification', url, request: null });
+    const entry = { id, kind: 'verification' as const, url, attempt: 1, replay: false, body: '' };
     try {
       const res = await fetch(target, { signal: AbortSignal.timeout(this.config.webhookTimeoutMs) });
       const text = await res.text();
-      this.record({ kind: 'verification', url, attempt: 1, status: res.status, error: null, body: '' });
+      this.record({ ...entry, status: res.status, error: null });
       return {
+        id,
         url,
         status: res.status,
         error: null,
@@ -90,8 +121,8 @@ export class WebhookSender {
       };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.record({ kind: 'verification', url, attempt: 1, status: null, error: message, body: '' });
-      return { url, status: null, error: message, challenge, ok: false };
+      this.record({ ...entry, status: null, error: message });
+      return { id, url, status: null, error: message, challenge, ok: false };
     }
   }
 
@@ -100,16 +131,26 @@ export class WebhookSender {
     this.timers.clear();
   }
 
-  private async attempt(
-    kind: WebhookAttempt['kind'],
-    url: string,
-    init: { method: string; headers: Record<string, string>; body: string },
-    attempt: number,
-  ): Promise<DeliveryResult> {
+  private eventDelivery(payload: Record<string, unknown>): Sendable | null {
+    const url = this.config.webhookUrl;
+    if (!url) return null;
+    const body = metaJson(payload);
+    const headers = { 'content-type': 'application/json', ...signatureHeaders(this.config.appSecret, body) };
+    return this.register('event', url, { method: 'POST', headers, body });
+  }
+
+  private register(kind: Delivery['kind'], url: string, request: Request): Sendable {
+    const delivery: Sendable = { id: this.ids.delivery(), kind, url, request };
+    this.store().deliveries.set(delivery.id, delivery);
+    return delivery;
+  }
+
+  private async attempt(delivery: Sendable, attempt: number, replay: boolean): Promise<DeliveryResult> {
+    const { url, request } = delivery;
     let result: DeliveryResult;
     try {
       const res = await fetch(url, {
-        ...init,
+        ...request,
         redirect: 'manual',
         signal: AbortSignal.timeout(this.config.webhookTimeoutMs),
       });
@@ -118,29 +159,34 @@ export class WebhookSender {
     } catch (error) {
       result = { url, status: null, error: error instanceof Error ? error.message : String(error) };
     }
-    this.record({ kind, url, attempt, status: result.status, error: result.error, body: init.body });
-    if (result.error && attempt <= this.config.webhookRetries) this.retryLater(kind, url, init, attempt);
+    this.record({
+      id: delivery.id,
+      kind: delivery.kind,
+      url,
+      attempt,
+      replay,
+      status: result.status,
+      error: result.error,
+      body: request.body,
+    });
+    if (result.error && !replay && attempt <= this.config.webhookRetries) this.retryLater(delivery, attempt);
     return result;
   }
 
   /** Meta retries failed deliveries with growing delays; so does the sandbox (fewer, faster). */
-  private retryLater(
-    kind: WebhookAttempt['kind'],
-    url: string,
-    init: { method: string; headers: Record<string, string>; body: string },
-    attempt: number,
-  ): void {
+  private retryLater(delivery: Sendable, attempt: number): void {
     const delay = this.config.webhookRetryBaseMs * 4 ** (attempt - 1);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      void this.attempt(kind, url, init, attempt + 1);
+      void this.attempt(delivery, attempt + 1, false);
     }, delay);
     timer.unref();
     this.timers.add(timer);
-    this.log.warn({ url, attempt, delay }, 'webhook delivery failed; retrying later');
+    this.log.warn({ url: delivery.url, attempt, delay }, 'webhook delivery failed; retrying later');
   }
 
+  /** `at` is the sandbox clock, like the payloads' own times. */
   private record(entry: Omit<WebhookAttempt, 'at'>): void {
-    this.store().webhookAttempts.push({ ...entry, at: new Date().toISOString() });
+    this.store().webhookAttempts.push({ ...entry, at: new Date(this.clock.now()).toISOString() });
   }
 }

@@ -16,7 +16,7 @@ export class World {
     readonly config: SandboxConfig,
     readonly log: Logger,
   ) {
-    this.webhooks = new WebhookSender(config, log, () => this.store);
+    this.webhooks = new WebhookSender(config, log, () => this.store, this.ids, this.clock);
   }
 
   reset(): void {

@@ -36,7 +36,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await sb?.close();
-  await new Promise((resolve) => callback?.close(resolve));
+  // When beforeAll failed early there is no callback server; waiting on it would hang the hook.
+  if (callback) await new Promise((resolve) => callback.close(resolve));
 });
 
 const dialog = (state: string) =>

@@ -2,7 +2,7 @@ import { assertIgAccess, assertPageAccess, requirePageToken, requireScope } from
 import { graphTime } from '../clock.ts';
 import type { Ctx, RouteTable } from '../context.ts';
 import { commentEvent } from '../events.ts';
-import { type NodeShape, paginate, renderNode } from '../fields.ts';
+import { type FieldSpec, type NodeShape, paginate, renderNode } from '../fields.ts';
 import { invalidParam, pageTokenRequired, unsupportedGet } from '../graph-errors.ts';
 import { optionalString, requireString } from '../params.ts';
 import type { Comment, Platform } from '../store.ts';
@@ -39,8 +39,9 @@ export function checkParent(world: World, objectId: string, parentId: string | n
 }
 
 function commentShape(world: World, c: Comment): NodeShape {
-  const replies = () => ({
-    data: childrenOf(world, c.id).map((r) => renderNode(commentShape(world, r), null)),
+  // Nested `replies{…}` / `comments{…}` render each reply with the nested selection.
+  const replies = (spec: FieldSpec) => ({
+    data: childrenOf(world, c.id).map((r) => renderNode(commentShape(world, r), spec.sub)),
   });
   const common = { id: () => c.id, like_count: () => 0 };
   if (c.platform === 'instagram') {
@@ -74,6 +75,7 @@ function commentShape(world: World, c: Comment): NodeShape {
       can_reply_privately: () => c.fromId !== c.accountId && c.privateReplyAt === null,
       comment_count: () => childrenOf(world, c.id).length,
       comments: replies,
+      attachment: () => undefined,
     },
   };
 }
@@ -110,7 +112,7 @@ async function commentAs(ctx: Ctx, platform: Platform, objectId: string, parentI
     platform === 'instagram'
       ? (world.store.igAccounts.get(accountId)?.username ?? '')
       : (world.store.pages.get(accountId)?.name ?? '');
-  const { comment } = await addComment(world, {
+  const { comment, webhook } = await addComment(world, {
     platform,
     accountId,
     objectId,
@@ -119,16 +121,15 @@ async function commentAs(ctx: Ctx, platform: Platform, objectId: string, parentI
     fromName,
     text,
   });
-  record(
-    ctx,
-    parentId ? 'comment_reply' : 'comment',
+  record(ctx, {
+    type: parentId ? 'comment_reply' : 'comment',
     platform,
     accountId,
-    comment.id,
-    null,
-    parentId ?? objectId,
+    id: comment.id,
+    objectId: parentId ?? objectId,
     text,
-  );
+    webhookId: webhook.id,
+  });
   return { id: comment.id };
 }
 

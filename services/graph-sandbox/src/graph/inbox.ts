@@ -1,3 +1,4 @@
+import { graphAttachment } from '../attachments.ts';
 import { assertIgAccess, assertPageAccess, requireScope } from '../auth.ts';
 import { graphTime } from '../clock.ts';
 import type { Ctx, RouteTable } from '../context.ts';
@@ -18,17 +19,21 @@ function personRef(world: World, platform: Platform, id: string): Record<string,
   return { name, email: `${id}@facebook.com`, id };
 }
 
+/** A message as Graph renders it (facts §4.2): `message` is "" when it is only attachments. */
 function messageJson(world: World, platform: Platform, m: Message) {
-  return {
+  const json: Record<string, unknown> = {
     id: m.id,
     created_time: graphTime(m.createdAt),
     from: personRef(world, platform, m.fromId),
     to: { data: [personRef(world, platform, m.toId)] },
-    message: m.text,
+    message: m.text ?? '',
   };
+  if (m.attachments.length) json.attachments = { data: m.attachments.map(graphAttachment) };
+  return json;
 }
 
 function conversationShape(world: World, c: Conversation): NodeShape {
+  // Only the 20 most recent messages can be read, newest first (facts §4.2).
   const messages = () =>
     c.messageIds
       .flatMap((id) => world.store.messages.get(id) ?? [])
@@ -48,7 +53,7 @@ function conversationShape(world: World, c: Conversation): NodeShape {
       message_count: () => c.messageIds.length,
       unread_count: () => 0,
       can_reply: () => true,
-      snippet: () => last()?.text,
+      snippet: () => last()?.text ?? undefined,
       link: () => `${world.config.publicUrl}/__sandbox/conversations/${c.id}`,
     },
   };
@@ -104,7 +109,7 @@ export const inboxRoutes: RouteTable = {
         from: () => json.from,
         to: () => json.to,
         message: () => json.message,
-        attachments: () => undefined,
+        attachments: () => json.attachments,
       },
     };
     return renderNode(shape, ctx.fields);
