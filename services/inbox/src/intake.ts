@@ -38,7 +38,7 @@ export class Intake {
   async receive(webhook: MetaWebhook): Promise<void> {
     const items = inboxItems(JSON.parse(webhook.body));
     if (items.length === 0) return;
-    const plans = (await Promise.all(items.map((item) => this.plan(item)))).flat();
+    const plans = (await Promise.all(items.map((item) => this.plan(item)))).flat().sort(byThread);
     if (plans.length === 0) return;
     const { store, events } = this.deps;
     const recorded = await store.write(async (tx) => {
@@ -133,4 +133,10 @@ function senderOf(item: DmItem | CommentItem, account: InboxAccount, contact: Ne
   if (item.type === 'comment') return item.self ? business : item.from;
   if (item.echo) return business;
   return { id: item.contactId, name: contact?.name ?? null, handle: contact?.handle ?? null };
+}
+
+/** Conversations are locked in one order by every writer, so two batches never deadlock. */
+function byThread(a: Plan, b: Plan): number {
+  const key = (p: Plan) => `${p.account.id}:${p.conversation.kind}:${p.conversation.threadKey}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 }

@@ -127,10 +127,10 @@ export class Sender {
   async complete(id: string, conversationId: string, platformId: string): Promise<MessageView> {
     const { store, events, now } = this.deps;
     await store.write(async (tx) => {
-      const mine = await store.markSent(tx, id, platformId, now());
-      if (!mine) return { result: undefined, events: [] };
+      // The conversation first, then the message: the order the intake locks them in.
       await store.countMessage(tx, conversationId, { at: now(), inbound: false, unread: false }, now());
-      return { result: undefined, events: await events.announce(tx, [id]) };
+      const mine = await store.markSent(tx, id, platformId, now());
+      return { result: undefined, events: mine ? await events.announce(tx, [id]) : [] };
     });
     return messageView(await store.messageById(store.pool, id), now());
   }

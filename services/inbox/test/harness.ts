@@ -54,16 +54,26 @@ export interface Connected {
 }
 
 /** A workspace with a Page and its Instagram account connected through the hosted flow. */
-export async function connectedWorkspace(h: InboxHarness, name = 'Inbox'): Promise<Connected> {
+export async function connectedWorkspace(
+  h: InboxHarness,
+  name = 'Inbox',
+  existing?: Connected['user'],
+): Promise<Connected> {
   const workspace = (await h.call('POST', '/v1/workspaces', { name })).body.id as string;
+  const user = existing ?? (await sandboxUser(h, name));
   const stack = { sandbox: { url: h.system.addresses.sandboxUrl }, sandboxControl: h.system.sandboxControl };
-  const user = await createUser(stack, [{ name: `${name} Page`, instagram: { username: `${name.toLowerCase()}_ig` } }]);
   const link = (await h.call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
   await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
-  const accounts = (await h.call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as Connected['ig'][] &
-    { network: string }[];
+  const accounts = (await h.call('GET', `/v1/workspaces/${workspace}/accounts`)).body
+    .data as Connected['ig'][] & { network: string }[];
   const ig = accounts.find((a) => (a as { network: string }).network === 'photo_network');
   const page = accounts.find((a) => (a as { network: string }).network === 'page_network');
   if (!ig || !page) throw new Error('accounts not connected');
   return { workspace, user, ig, page };
+}
+
+/** A sandbox user with a Page and its linked Instagram account, not connected yet. */
+export async function sandboxUser(h: InboxHarness, name: string): Promise<Connected['user']> {
+  const pages = [{ name: `${name} Page`, instagram: { username: `${name.toLowerCase()}_ig` } }];
+  return createUser({ sandboxControl: h.system.sandboxControl }, pages);
 }

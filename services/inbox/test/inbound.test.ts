@@ -68,3 +68,71 @@ describe('inbound direct messages', () => {
     expect(event.workspace).toBe(w.workspace);
   });
 });
+
+/** The delivery id of the webhook a sandbox control call sent. */
+const deliveryOf = (sent: { webhook: { id: string } }) => sent.webhook.id;
+
+describe('at-least-once delivery', () => {
+  // Guarantee: Meta's duplicates and reordering give one message and one event per network id.
+  it('records a webhook delivered three times, and one delivered late, once each', async () => {
+    const first = await h.system.sandboxControl<{ message_id: string; webhook: { id: string } }>(
+      'POST',
+      `/__sandbox/instagram/${w.ig.platform_id}/messages`,
+      { from: { username: 'twice' }, text: 'first' },
+    );
+    const second = await h.system.sandboxControl<{ message_id: string; webhook: { id: string } }>(
+      'POST',
+      `/__sandbox/instagram/${w.ig.platform_id}/messages`,
+      { from: { username: 'twice' }, text: 'second' },
+    );
+    await h.system.sandboxControl('POST', `/__sandbox/webhooks/${deliveryOf(second)}/replay`, { times: 2 });
+    await h.system.sandboxControl('POST', `/__sandbox/webhooks/${deliveryOf(first)}/replay`, { times: 1 });
+    const events = () =>
+      h.recorder
+        .ofType('message.received')
+        .filter((e) =>
+          [first.message_id, second.message_id].includes((e.data as any).message.platform_message_id),
+        );
+    await eventually(() => expect(events()).toHaveLength(2));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(events()).toHaveLength(2);
+    const conversation = (events()[0]?.data as any).conversation.id as string;
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    expect(messages.map((m) => m.text)).toEqual(['first', 'second']);
+    expect((await h.call('GET', `/v1/conversations/${conversation}`)).body.unread_count).toBe(2);
+  });
+});
+
+describe('echoes', () => {
+  // Guarantee: a message sent from the network's own app is recorded once, outbound, source network.
+  it('records an answer from the network app as an outbound message with message.sent', async () => {
+    const inbound = await h.system.sandboxControl<{ sender_id: string }>(
+      'POST',
+      `/__sandbox/pages/${w.page.platform_id}/messages`,
+      { from: { name: 'Echo Person' }, text: 'hello from a person' },
+    );
+    const answered = await h.system.sandboxControl<{ message_id: string }>(
+      'POST',
+      `/__sandbox/pages/${w.page.platform_id}/app-messages`,
+      { to: { id: inbound.sender_id }, text: 'answered in the app' },
+    );
+    const event = await eventually(() => {
+      const found = h.recorder
+        .ofType('message.sent')
+        .find((e) => (e.data as any).message.platform_message_id === answered.message_id);
+      if (!found) throw new Error('no message.sent yet');
+      return found;
+    });
+    expect((event.data as any).message).toMatchObject({
+      direction: 'outbound',
+      source: 'network',
+      text: 'answered in the app',
+    });
+    const conversation = (event.data as any).conversation.id as string;
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    expect(messages.map((m) => [m.direction, m.text])).toEqual([
+      ['inbound', 'hello from a person'],
+      ['outbound', 'answered in the app'],
+    ]);
+  });
+});

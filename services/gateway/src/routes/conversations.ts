@@ -16,7 +16,9 @@ const sendMessageBody = z.strictObject({
     .array(idParam('media', 'media'))
     .max(1)
     .optional()
-    .describe('one image from the media library (direct messages only; text and an image go as two messages)'),
+    .describe(
+      'one image from the media library (direct messages only; text and an image go as two messages)',
+    ),
   reply_to: idParam('message', 'message')
     .optional()
     .describe('comment threads: the comment answered (a reply to a reply answers its top-level comment)'),
