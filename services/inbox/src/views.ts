@@ -106,7 +106,7 @@ export function messageView(row: MessageRow, now: Date): MessageView {
 }
 
 /** Inbound comments and replies can get one private reply; nothing else can. */
-export function takesPrivateReply(row: Pick<MessageRow, 'direction' | 'kind'>): boolean {
+function takesPrivateReply(row: Pick<MessageRow, 'direction' | 'kind'>): boolean {
   return row.direction === 'inbound' && (row.kind === 'comment' || row.kind === 'reply');
 }
 

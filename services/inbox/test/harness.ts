@@ -1,8 +1,9 @@
+import type { ConversationView, MessageView } from '@svc/contracts/public';
 import { api, connectThroughLink, createUser, recordEvents } from '@svc/testing';
 import { type SandboxControl, type System, startSystem } from '@svc/testing/system';
 
 /** A clock the inbox reads, moved with the sandbox's, so messaging windows close on a call. */
-export class TestClock {
+class TestClock {
   private offsetMs = 0;
 
   now = (): Date => new Date(Date.now() + this.offsetMs);
@@ -64,10 +65,10 @@ export async function connectedWorkspace(
   const stack = { sandbox: { url: h.system.addresses.sandboxUrl }, sandboxControl: h.system.sandboxControl };
   const link = (await h.call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
   await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
-  const accounts = (await h.call('GET', `/v1/workspaces/${workspace}/accounts`)).body
-    .data as Connected['ig'][] & { network: string }[];
-  const ig = accounts.find((a) => (a as { network: string }).network === 'photo_network');
-  const page = accounts.find((a) => (a as { network: string }).network === 'page_network');
+  type Listed = Connected['ig'] & { network: string };
+  const accounts = (await h.call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as Listed[];
+  const ig = accounts.find((a) => a.network === 'photo_network');
+  const page = accounts.find((a) => a.network === 'page_network');
   if (!ig || !page) throw new Error('accounts not connected');
   return { workspace, user, ig, page };
 }
@@ -77,3 +78,11 @@ export async function sandboxUser(h: InboxHarness, name: string): Promise<Connec
   const pages = [{ name: `${name} Page`, instagram: { username: `${name.toLowerCase()}_ig` } }];
   return createUser({ sandboxControl: h.system.sandboxControl }, pages);
 }
+
+/** What an inbox event carries. */
+export interface InboxEventData {
+  conversation: ConversationView;
+  message: MessageView;
+}
+
+export const dataOf = (event: { data: unknown }) => event.data as InboxEventData;

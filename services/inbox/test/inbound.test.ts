@@ -1,6 +1,7 @@
+import type { MessageView } from '@svc/contracts/public';
 import { eventually } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connected, connectedWorkspace, type InboxHarness, startInbox } from './harness.ts';
+import { type Connected, connectedWorkspace, dataOf, type InboxHarness, startInbox } from './harness.ts';
 
 /**
  * Inbound messages end to end: the sandbox sends Meta's signed webhooks to the gateway, the
@@ -45,7 +46,7 @@ describe('inbound direct messages', () => {
       { from: { username: `fan_${network}`, name: `Fan ${network}` }, text },
     );
     const event = await eventually(() => {
-      const found = h.recorder.ofType('message.received').find((e) => (e.data as any).message.text === text);
+      const found = h.recorder.ofType('message.received').find((e) => dataOf(e).message.text === text);
       if (!found) throw new Error('no event yet');
       return found;
     });
@@ -63,8 +64,8 @@ describe('inbound direct messages', () => {
       text,
       source: null,
     });
-    expect((event.data as any).conversation.id).toBe(conversation.id);
-    expect((event.data as any).message).toEqual(messages.body.data[0]);
+    expect(dataOf(event).conversation.id).toBe(conversation.id);
+    expect(dataOf(event).message).toEqual(messages.body.data[0]);
     expect(event.workspace).toBe(w.workspace);
   });
 });
@@ -91,13 +92,14 @@ describe('at-least-once delivery', () => {
       h.recorder
         .ofType('message.received')
         .filter((e) =>
-          [first.message_id, second.message_id].includes((e.data as any).message.platform_message_id),
+          [first.message_id, second.message_id].includes(dataOf(e).message.platform_message_id ?? ''),
         );
     await eventually(() => expect(events()).toHaveLength(2));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(events()).toHaveLength(2);
-    const conversation = (events()[0]?.data as any).conversation.id as string;
-    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    const conversation = dataOf(events()[0] as { data: unknown }).conversation.id;
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body
+      .data as MessageView[];
     expect(messages.map((m) => m.text)).toEqual(['first', 'second']);
     expect((await h.call('GET', `/v1/conversations/${conversation}`)).body.unread_count).toBe(2);
   });
@@ -119,17 +121,18 @@ describe('echoes', () => {
     const event = await eventually(() => {
       const found = h.recorder
         .ofType('message.sent')
-        .find((e) => (e.data as any).message.platform_message_id === answered.message_id);
+        .find((e) => dataOf(e).message.platform_message_id === answered.message_id);
       if (!found) throw new Error('no message.sent yet');
       return found;
     });
-    expect((event.data as any).message).toMatchObject({
+    expect(dataOf(event).message).toMatchObject({
       direction: 'outbound',
       source: 'network',
       text: 'answered in the app',
     });
-    const conversation = (event.data as any).conversation.id as string;
-    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    const conversation = dataOf(event).conversation.id as string;
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body
+      .data as MessageView[];
     expect(messages.map((m) => [m.direction, m.text])).toEqual([
       ['inbound', 'hello from a person'],
       ['outbound', 'answered in the app'],

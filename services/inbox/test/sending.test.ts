@@ -1,6 +1,14 @@
+import type { MessageView } from '@svc/contracts/public';
 import { api, eventually } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Connected, connectedWorkspace, type InboxHarness, sandboxUser, startInbox } from './harness.ts';
+import {
+  type Connected,
+  connectedWorkspace,
+  dataOf,
+  type InboxHarness,
+  sandboxUser,
+  startInbox,
+} from './harness.ts';
 
 /**
  * Sending end to end against the sandbox: DMs inside and outside the messaging window, the
@@ -28,9 +36,9 @@ async function dmFrom(name: string, account = w.ig, path = 'instagram'): Promise
   return eventually(() => {
     const event = h.recorder
       .ofType('message.received')
-      .find((e) => (e.data as any).message.platform_message_id === sent.message_id);
+      .find((e) => dataOf(e).message.platform_message_id === sent.message_id);
     if (!event) throw new Error('not recorded yet');
-    return (event.data as any).conversation.id as string;
+    return dataOf(event).conversation.id as string;
   });
 }
 
@@ -57,14 +65,13 @@ describe('direct messages', () => {
     });
     expect(sent.body.platform_message_id).toEqual(expect.any(String));
     await eventually(async () => {
-      const events = h.recorder
-        .ofType('message.sent')
-        .filter((e) => (e.data as any).message.id === sent.body.id);
+      const events = h.recorder.ofType('message.sent').filter((e) => dataOf(e).message.id === sent.body.id);
       expect(events).toHaveLength(1);
       return true;
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body
+      .data as MessageView[];
     expect(messages.filter((m) => m.text === 'We open at 9')).toHaveLength(1);
     expect((await sentLog()).filter((s) => s.text === 'We open at 9')).toHaveLength(1);
   });
@@ -127,7 +134,8 @@ describe('direct messages', () => {
     const refused = await h.call('POST', `/v1/conversations/${conversation}/messages`, { text: 'blocked?' });
     expect(refused.status).toBe(502);
     expect(refused.body.error).toMatchObject({ code: 'network_error', details: { code: 551 } });
-    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body.data as any[];
+    const messages = (await h.call('GET', `/v1/conversations/${conversation}/messages`)).body
+      .data as MessageView[];
     expect(messages.map((m) => m.text)).not.toContain('blocked?');
   });
 
@@ -161,15 +169,15 @@ describe('comment threads on our own post', () => {
     const received = await eventually(() => {
       const found = h.recorder
         .ofType('comment.received')
-        .find((e) => (e.data as any).message.platform_message_id === comment.id);
+        .find((e) => dataOf(e).message.platform_message_id === comment.id);
       if (!found) throw new Error('no comment yet');
-      return found.data as any;
+      return dataOf(found);
     });
     expect(received.conversation).toMatchObject({
       kind: 'comments',
       object: { id: objectId, post: post.body.id },
     });
-    expect(received.message.private_reply.state).toBe('available');
+    expect(received.message.private_reply?.state).toBe('available');
     const thread = received.conversation.id as string;
 
     const reply = await h.call('POST', `/v1/conversations/${thread}/messages`, {
@@ -193,9 +201,9 @@ describe('comment threads on our own post', () => {
       text: 'again',
     });
     expect(again.status).toBe(409);
-    const list = (await h.call('GET', `/v1/conversations/${thread}/messages`)).body.data as any[];
+    const list = (await h.call('GET', `/v1/conversations/${thread}/messages`)).body.data as MessageView[];
     const original = list.find((m) => m.id === received.message.id);
-    expect(original.private_reply).toMatchObject({ state: 'sent', message: 'DM us' });
+    expect(original?.private_reply).toMatchObject({ state: 'sent', message: 'DM us' });
 
     const later = await h.system.sandboxControl<{ id: string }>(
       'POST',
@@ -208,9 +216,9 @@ describe('comment threads on our own post', () => {
     const late = await eventually(() => {
       const found = h.recorder
         .ofType('comment.received')
-        .find((e) => (e.data as any).message.platform_message_id === later.id);
+        .find((e) => dataOf(e).message.platform_message_id === later.id);
       if (!found) throw new Error('no comment yet');
-      return (found.data as any).message.id as string;
+      return dataOf(found).message.id as string;
     });
     await h.clock.advance(h.system, 8 * 24 * HOUR);
     const expired = await h.call('POST', `/v1/messages/${late}/private-reply`, { text: 'too late' });
@@ -238,7 +246,8 @@ describe('history import', () => {
     await h.clock.advance(h.system, 120);
     const connected = await connectedWorkspace(h, 'History', user);
     const imported = await eventually(async () => {
-      const list = (await h.call('GET', `/v1/conversations?account=${connected.page.id}`)).body.data as any[];
+      const list = (await h.call('GET', `/v1/conversations?account=${connected.page.id}`)).body
+        .data as MessageView[];
       expect(list).toHaveLength(1);
       return list[0];
     });
@@ -248,10 +257,11 @@ describe('history import', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ conversations: 1, messages: 0 });
     expect(twice.body.messages).toBe(0);
-    const messages = (await h.call('GET', `/v1/conversations/${imported.id}/messages`)).body.data as any[];
+    const messages = (await h.call('GET', `/v1/conversations/${imported.id}/messages`)).body
+      .data as MessageView[];
     expect(messages.map((m) => m.platform_message_id)).toEqual([old.message_id]);
     const announced = h.recorder.events.filter(
-      (e) => (e.data as any).message?.platform_message_id === old.message_id,
+      (e) => dataOf(e).message?.platform_message_id === old.message_id,
     );
     expect(announced).toHaveLength(0);
   });
