@@ -39,6 +39,11 @@ const PATHS = [
   '/v1/events/evt_x/redeliver',
   '/v1/media',
   '/v1/media/med_x',
+  '/v1/conversations',
+  '/v1/conversations/conv_x',
+  '/v1/conversations/conv_x/messages',
+  '/v1/messages/msg_x/private-reply',
+  '/v1/accounts/acc_x/inbox-sync',
 ];
 const BODIES = [
   '{bad json',
@@ -164,13 +169,18 @@ describe('OpenAPI', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/v1/accounts/{id}',
+      '/v1/accounts/{id}/inbox-sync',
       '/v1/accounts/{id}/publishing-limit',
       '/v1/accounts/{id}/refresh',
+      '/v1/conversations',
+      '/v1/conversations/{id}',
+      '/v1/conversations/{id}/messages',
       '/v1/events',
       '/v1/events/{id}/deliveries',
       '/v1/events/{id}/redeliver',
       '/v1/media',
       '/v1/media/{id}',
+      '/v1/messages/{id}/private-reply',
       '/v1/posts',
       '/v1/posts/{id}',
       '/v1/posts/{id}/publish',

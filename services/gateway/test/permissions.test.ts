@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { api, connectThroughLink, createUser, Receiver } from '@svc/testing';
+import { api, connectThroughLink, createUser, eventually, Receiver } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/app.ts';
@@ -45,6 +45,14 @@ const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
   'GET /v1/events': row(200, [403, 'forbidden'], [403, 'forbidden']),
   'GET /v1/events/:id/deliveries': row(200, [403, 'forbidden'], [403, 'forbidden']),
   'POST /v1/events/:id/redeliver': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/conversations': row(200, [200], [200]),
+  'GET /v1/conversations/:id': row(200, [200], [404, 'not_found']),
+  'PATCH /v1/conversations/:id': row(200, [200], [404, 'not_found']),
+  'GET /v1/conversations/:id/messages': row(200, [200], [404, 'not_found']),
+  'POST /v1/conversations/:id/messages': row(201, [201], [404, 'not_found']),
+  // The fixture's message is a direct message: a private reply answers comments, hence 400 unsupported.
+  'POST /v1/messages/:id/private-reply': row(400, [400], [404, 'not_found']),
+  'POST /v1/accounts/:id/inbox-sync': row(200, [200], [404, 'not_found']),
 };
 
 function row(
@@ -69,6 +77,9 @@ const BODIES: Record<string, unknown> = {
   // `:own` and `:account` are the fixtures' workspace and connected account.
   'POST /v1/posts': { workspace: ':own', caption: 'matrix', targets: [':account'], draft: true },
   'PATCH /v1/posts/:id': { caption: 'renamed' },
+  'PATCH /v1/conversations/:id': { read: true },
+  'POST /v1/conversations/:id/messages': { text: 'matrix' },
+  'POST /v1/messages/:id/private-reply': { text: 'matrix' },
   // `:pixel` is a small PNG on a local file server (private addresses are allowed in development).
   'POST /v1/media': { workspace: ':own', url: ':pixel' },
 };
@@ -123,6 +134,7 @@ async function fixtures() {
   const account = await connectedAccount(partner, own);
   const event = await deliveredEvent(partner);
   const media = (await partner('POST', '/v1/media', { workspace: own, url: pixelUrl })).body.id as string;
+  const { conversation, message } = await inboundMessage(partner, account);
   const draft = (
     await partner('POST', '/v1/posts', { workspace: own, caption: 'matrix', targets: [account], draft: true })
   ).body.id as string;
@@ -134,6 +146,12 @@ async function fixtures() {
     none: undefined,
   };
   const idIn = (url: string) =>
+    url.startsWith('/v1/conversations/')
+      ? conversation
+      : url.startsWith('/v1/messages/')
+        ? message
+        : idOfOther(url);
+  const idOfOther = (url: string) =>
     url.startsWith('/v1/accounts/')
       ? account
       : url.startsWith('/v1/events/')
@@ -163,6 +181,21 @@ async function connectedAccount(partner: ReturnType<typeof api>, workspaceId: st
   const link = (await partner('POST', `/v1/workspaces/${workspaceId}/connect-links`, {})).body;
   await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
   return (await partner('GET', `/v1/workspaces/${workspaceId}/accounts`)).body.data[0].id;
+}
+
+/** A direct message to the account from a person, as the inbox recorded it. */
+async function inboundMessage(partner: ReturnType<typeof api>, accountId: string) {
+  const account = (await partner('GET', `/v1/accounts/${accountId}`)).body;
+  await stack.sandboxControl('POST', `/__sandbox/pages/${account.platform_id}/messages`, {
+    from: { name: 'Matrix Person' },
+    text: 'matrix',
+  });
+  return eventually(async () => {
+    const [conversation] = (await partner('GET', `/v1/conversations?account=${accountId}`)).body.data;
+    if (!conversation) return undefined;
+    const [message] = (await partner('GET', `/v1/conversations/${conversation.id}/messages`)).body.data;
+    return message ? { conversation: conversation.id as string, message: message.id as string } : undefined;
+  });
 }
 
 /** A delivered event of the partner (a test ping to a live receiver); leaves the webhook set. */
