@@ -53,9 +53,17 @@ async function workspaceWithAccounts() {
   return { workspace, user, ig, page };
 }
 
-async function upload(workspace: string, format: 'jpeg' | 'png' = 'jpeg', width = 1080, height = 1080) {
+async function upload(
+  workspace: string,
+  format: 'jpeg' | 'png' = 'jpeg',
+  width = 1080,
+  height = 1080,
+  orientation = 1,
+) {
   const image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 120, b: 40 } } });
-  const bytes = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
+  const bytes = await (format === 'png' ? image.png() : image.jpeg())
+    .withMetadata({ orientation })
+    .toBuffer();
   const form = new FormData();
   form.append('workspace', workspace);
   form.append('file', new Blob([new Uint8Array(bytes)]), `photo.${format}`);
@@ -435,7 +443,8 @@ describe('checks before sending', () => {
     expect(refused.body.error.code).toBe('account_disconnected');
   });
 
-  // Guarantee: every refusal names the field, and a disconnected target is 409 account_disconnected.
+  // Guarantee: every refusal names the field (the aspect ratio judged on the photo as it is shown,
+  // EXIF orientation applied), and a disconnected target is 409 account_disconnected.
   it('refuses invalid posts with the precise error', async () => {
     const { workspace, ig, page } = await workspaceWithAccounts();
     const other = await workspaceWithAccounts();
@@ -452,6 +461,12 @@ describe('checks before sending', () => {
     expect(tags.body.error).toMatchObject({ code: 'validation_error', field: 'caption' });
     const ratio = await post({ caption: 'tall', media: [tall], targets: [ig.id] });
     expect(ratio.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    // A portrait phone photo: landscape pixels (1000×600, a ratio Instagram takes) that EXIF
+    // orientation 6 shows as 600×1000 (a ratio it refuses).
+    const phone = await upload(workspace, 'jpeg', 1000, 600, 6);
+    const turned = await post({ caption: 'phone', media: [phone], targets: [ig.id] });
+    expect(turned.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    expect(turned.body.error.message).toContain('600×1000');
     const foreignMedia = await post({
       caption: 'x',
       media: [await upload(other.workspace)],
