@@ -26,6 +26,21 @@ export function openToken(keyring: Keyring, account: Account): string {
 }
 
 /**
+ * The token the vault hands to a service that publishes or sends: an active account's only. An
+ * expired, revoked or errored account may still hold a sealed token (refresh tries it to revive the
+ * account), but it is one we know is dead, or one missing what the product needs: the caller fails
+ * its work with this reason instead of calling the network with it.
+ */
+export function handOutToken(keyring: Keyring, account: Account): string {
+  if (account.status !== 'active')
+    throw new ServiceError(
+      'account_disconnected',
+      `account ${account.id} is ${account.status}: ${account.lastError ?? 'reconnect it through a connect link'}`,
+    );
+  return openToken(keyring, account);
+}
+
+/**
  * Only the services that publish or send may read tokens. Each presents its credential in call
  * metadata; we keep only hashes of the configured `name:secret` pairs.
  */
