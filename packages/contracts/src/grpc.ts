@@ -8,7 +8,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import * as grpc from '@grpc/grpc-js';
-import { type ErrorBody, GRPC_STATUS, ServiceError } from '@svc/errors';
+import { asServiceError, type ErrorBody, GRPC_STATUS, ServiceError } from '@svc/errors';
 import { currentRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, withRequestId } from '@svc/logging';
 
 /**
@@ -110,12 +110,10 @@ export function addService<S extends GenService<GenServiceMethods>>(
 }
 
 function toGrpcError(error: unknown, path: string, logger: Logger): Partial<grpc.StatusObject> {
-  const serviceError =
-    error instanceof ServiceError
-      ? error
-      : new ServiceError('internal_error', 'internal error', { cause: error });
+  const serviceError = asServiceError(error);
   if (serviceError.code === 'internal_error')
     logger.error({ err: error, path }, 'unexpected error in gRPC handler');
+  else if (serviceError !== error) logger.warn({ err: error, path }, 'gRPC call met an unavailable database');
   const metadata = new grpc.Metadata();
   metadata.set(ERROR_METADATA, Buffer.from(JSON.stringify(serviceError.toBody())));
   return { code: GRPC_STATUS[serviceError.code], details: serviceError.message, metadata };

@@ -20,10 +20,16 @@ export function createPool(
     options: `-c search_path=${schema}`,
     connectionTimeoutMillis: 5_000,
   });
-  // An idle client whose server went away (a Postgres restart, a dropped connection) is reported
-  // here, and an unheard 'error' event would end the process. The pool has already discarded the
-  // client; the next query opens a new connection.
-  pool.on('error', (err) => logger.warn({ err: err.message, schema }, 'idle Postgres connection lost'));
+  // A client whose server went away (a Postgres restart: 57P01, "Connection terminated
+  // unexpectedly") emits 'error', and an unheard 'error' event ends the process. The pool listens
+  // only while a client is idle (and then re-emits it here); a client lent to a query, a
+  // transaction or Prisma's adapter has no listener, so each gets one for its whole life. Its
+  // query fails with the error (answered 503, see @svc/errors' isUnavailable), the pool discards
+  // the broken client when it comes back, and the next query opens a new connection.
+  pool.on('connect', (client) =>
+    client.on('error', (err) => logger.warn({ err: err.message, schema }, 'Postgres connection lost')),
+  );
+  pool.on('error', () => {}); // the idle client's error, already reported by its own listener
   return pool;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES, errors, GRPC_STATUS, HTTP_STATUS, ServiceError } from './index.ts';
+import { asServiceError, ERROR_CODES, errors, GRPC_STATUS, HTTP_STATUS, ServiceError } from './index.ts';
 
 describe('error vocabulary', () => {
   // Guarantee: every code has one HTTP status and one gRPC status (no code can fall through).
@@ -44,5 +44,43 @@ describe('error vocabulary', () => {
     expect(errors.fileTooLarge('url', 2000).message).toBe(
       'the file at url is larger than the limit of 1.95 KiB (2000 bytes)',
     );
+  });
+});
+
+describe('asServiceError', () => {
+  const pgError = (code: string) =>
+    Object.assign(new Error('terminating connection'), { code, severity: 'FATAL' });
+  const refused = Object.assign(
+    new AggregateError([Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })]),
+    {
+      code: 'ECONNREFUSED',
+    },
+  );
+
+  // Guarantee: an error saying the database cannot be reached right now, in every wrapping it
+  // reaches a handler in (pg, a refused connect, Prisma's driver adapter, pg's wording), becomes
+  // service_unavailable (503, retryable); other unexpected errors stay internal_error (500).
+  it('calls a database out of reach unavailable, and nothing else', () => {
+    const unavailable = [
+      pgError('57P01'),
+      pgError('57P03'),
+      pgError('08006'),
+      refused,
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error('wrapped', { cause: pgError('57P02') }),
+      {
+        message: 'Invalid `db.post.findMany()` invocation',
+        meta: { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } },
+      },
+      { message: 'x', meta: { driverAdapterError: { cause: { kind: 'postgres', code: '57P01' } } } },
+      { code: 'P1017', message: 'Server has closed the connection.' },
+    ];
+    for (const error of unavailable)
+      expect(asServiceError(error).code, String(error)).toBe('service_unavailable');
+    for (const error of [pgError('23505'), pgError('42P01'), new TypeError('x is undefined'), 'text'])
+      expect(asServiceError(error).code, String(error)).toBe('internal_error');
+    const ours = errors.notFound('post');
+    expect(asServiceError(ours)).toBe(ours);
   });
 });

@@ -1,3 +1,7 @@
+import { isUnavailable } from './unavailable.ts';
+
+export { isUnavailable } from './unavailable.ts';
+
 /**
  * The one error vocabulary of the product (spec section 7). Services throw ServiceError with one of
  * these codes; it crosses gRPC as a status plus metadata and leaves the gateway as
@@ -89,6 +93,19 @@ export class ServiceError extends Error {
     const code = isErrorCode(body.code) ? body.code : 'internal_error';
     return new ServiceError(code, body.message, { field: body.field, details: body.details, cause });
   }
+}
+
+/**
+ * Any error in the vocabulary: ours as it is, a database out of reach (see `isUnavailable`) as
+ * `service_unavailable`, anything else as a bare `internal_error` (the cause kept for the log).
+ */
+export function asServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (isUnavailable(error))
+    return new ServiceError('service_unavailable', 'the database is not available right now; retry', {
+      cause: error,
+    });
+  return new ServiceError('internal_error', 'internal error', { cause: error });
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

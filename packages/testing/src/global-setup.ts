@@ -16,18 +16,23 @@ const run = `${Math.floor(Date.now() / 1000)}_${randomBytes(3).toString('hex')}`
 export async function setup(project: TestProject): Promise<void> {
   await dropDatabases((name) => runStartedSeconds(name) < Date.now() / 1000 - 3600);
   await adminQuery(`CREATE DATABASE ${templateDatabase(run)}`);
+  applyMigrations(testDatabaseUrl(templateDatabase(run)));
+  project.provide('testRun', run);
+}
+
+/** Every service's migrations applied to this database, as production applies them. */
+export function applyMigrations(databaseUrl: string): void {
   for (const service of servicesWithMigrations()) {
     execFileSync(
       path.join(root, 'node_modules/.bin/tsx'),
       [path.join(root, 'scripts/prisma.ts'), 'migrate', 'deploy'],
       {
         cwd: path.join(root, 'services', service),
-        env: { ...process.env, DATABASE_URL: testDatabaseUrl(templateDatabase(run)) },
+        env: { ...process.env, DATABASE_URL: databaseUrl },
         stdio: ['ignore', 'ignore', 'inherit'],
       },
     );
   }
-  project.provide('testRun', run);
 }
 
 export async function teardown(): Promise<void> {

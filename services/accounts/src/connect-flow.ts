@@ -1,8 +1,9 @@
-import { hashToken, randomBase62 } from '@svc/crypto';
+import { hashToken, randomBase62, type SealedValues } from '@svc/crypto';
 import { errors } from '@svc/errors';
 import { GraphApiError, type PageAccount } from '@svc/graph-client';
 import { openLink } from './connect-links.ts';
 import { type AccountsContext, oauthRedirectUri } from './context.ts';
+import type { Db } from './db.ts';
 import type { Account, ConnectLink } from './generated/prisma/client.ts';
 import { isNetwork, type Network, requestedScopes } from './grant-check.ts';
 import { consumeState, issueState, StateError, type StateProblem } from './oauth-state.ts';
@@ -216,3 +217,29 @@ const pageChoiceView = (page: PageAccount) => ({
   name: page.name,
   instagramUsername: page.instagram_business_account?.username ?? '',
 });
+
+/**
+ * The user tokens held for a pending page choice (bound to the choice's id hash), as
+ * `pnpm rotate-keys` re-seals them (see `reseal`): they live 15 minutes, but one may be open
+ * while the keys rotate.
+ */
+export function sealedPageChoices(db: Db): SealedValues {
+  return {
+    what: 'page choice tokens',
+    async page(after, take) {
+      const rows = await db.pageChoice.findMany({
+        where: { userToken: { not: null }, idHash: { gt: after } },
+        orderBy: { idHash: 'asc' },
+        take,
+      });
+      return rows.map((row) => ({ key: row.idHash, sealed: row.userToken as string, aad: row.idHash }));
+    },
+    async replace({ key, sealed }, userToken) {
+      const { count } = await db.pageChoice.updateMany({
+        where: { idHash: key, userToken: sealed },
+        data: { userToken },
+      });
+      return count === 1;
+    },
+  };
+}

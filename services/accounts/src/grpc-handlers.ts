@@ -15,7 +15,7 @@ import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts'
 import type { AccountsContext } from './context.ts';
 import { applyTokenProblem, deauthorize } from './lifecycle.ts';
 import { refreshAccount } from './refresh.ts';
-import { openToken, type VaultClients } from './vault.ts';
+import { handOutToken, type VaultClients } from './vault.ts';
 
 function toOutcomeMessage(outcome: ConnectOutcome) {
   return {
@@ -123,7 +123,7 @@ export function accountsHandlers(
     async getAccountToken(req, call) {
       const client = vault.authorize(call);
       const account = await getVaultAccount(ctx.pool, req.accountId);
-      const token = openToken(ctx.keyring, account);
+      const token = handOutToken(ctx.keyring, account);
       ctx.logger.info({ account: account.id, client }, 'token handed out');
       return { account: toAccountMessage(account), token, tokenSubject: account.pageId };
     },

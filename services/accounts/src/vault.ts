@@ -1,5 +1,5 @@
 import { CALLER_CREDENTIAL_METADATA, type CallContext } from '@svc/contracts';
-import { hashToken, type Keyring, safeEqual } from '@svc/crypto';
+import { hashToken, type Keyring, type SealedValues, safeEqual } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
 import type { Db } from './db.ts';
 import type { Account } from './generated/prisma/client.ts';
@@ -23,6 +23,21 @@ export function openToken(keyring: Keyring, account: Account): string {
       `account ${account.id} has no usable token (status ${account.status}); reconnect it through a connect link`,
     );
   return keyring.decrypt(account.token, aadOf(account));
+}
+
+/**
+ * The token the vault hands to a service that publishes or sends: an active account's only. An
+ * expired, revoked or errored account may still hold a sealed token (refresh tries it to revive the
+ * account), but it is one we know is dead, or one missing what the product needs: the caller fails
+ * its work with this reason instead of calling the network with it.
+ */
+export function handOutToken(keyring: Keyring, account: Account): string {
+  if (account.status !== 'active')
+    throw new ServiceError(
+      'account_disconnected',
+      `account ${account.id} is ${account.status}: ${account.lastError ?? 'reconnect it through a connect link'}`,
+    );
+  return openToken(keyring, account);
 }
 
 /**
@@ -55,30 +70,21 @@ export class VaultClients {
   }
 }
 
-/**
- * Re-seals every token not under the current key (after a new key was put first in
- * ENCRYPTION_KEYS). Idempotent and resumable: run it until it reports 0.
- */
-export async function rotateTokens(db: Db, keyring: Keyring, batchSize = 200): Promise<number> {
-  let rotated = 0;
-  let after = '';
-  for (;;) {
-    const batch = await db.account.findMany({
-      where: { token: { not: null }, id: { gt: after } },
-      orderBy: { id: 'asc' },
-      take: batchSize,
-    });
-    if (batch.length === 0) return rotated;
-    for (const account of batch) {
-      if (!account.token || !keyring.needsRotation(account.token)) continue;
-      const token = sealToken(keyring, account, keyring.decrypt(account.token, aadOf(account)));
-      // Only if unchanged meanwhile: a concurrent reconnect already sealed with the current key.
-      const done = await db.account.updateMany({
-        where: { id: account.id, token: account.token },
-        data: { token },
+/** Account tokens, as `pnpm rotate-keys` re-seals them (see `reseal`). */
+export function sealedTokens(db: Db): SealedValues {
+  return {
+    what: 'network tokens',
+    async page(after, take) {
+      const rows = await db.account.findMany({
+        where: { token: { not: null }, id: { gt: after } },
+        orderBy: { id: 'asc' },
+        take,
       });
-      rotated += done.count;
-    }
-    after = batch[batch.length - 1]?.id ?? after;
-  }
+      return rows.map((row) => ({ key: row.id, sealed: row.token as string, aad: aadOf(row) }));
+    },
+    async replace({ key, sealed }, token) {
+      const { count } = await db.account.updateMany({ where: { id: key, token: sealed }, data: { token } });
+      return count === 1;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { AccountsService, createClient } from '@svc/contracts';
-import { parseKeyring } from '@svc/crypto';
+import { parseKeyring, reseal } from '@svc/crypto';
 import { metaJson, signatureHeaders, signedRequest } from '@svc/graph-sandbox';
 import type { api } from '@svc/testing';
 import {
@@ -15,7 +15,7 @@ import {
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpired } from '../src/lifecycle.ts';
-import { rotateTokens } from '../src/vault.ts';
+import { sealedTokens } from '../src/vault.ts';
 
 /**
  * Accounts after connect: the REST surface, refresh against a failing provider, expiry (token
@@ -330,8 +330,11 @@ describe('the token vault', () => {
     const next = parseKeyring(
       `k2:${Buffer.alloc(32, 9).toString('base64')},dev1:${Buffer.alloc(32, 7).toString('base64')}`,
     );
-    expect(await rotateTokens(stack.accounts.prisma, next)).toBeGreaterThanOrEqual(1);
-    expect(await rotateTokens(stack.accounts.prisma, next)).toBe(0);
+    const tokens = sealedTokens(stack.accounts.prisma);
+    const first = await reseal(next, tokens);
+    expect(first.resealed).toBeGreaterThanOrEqual(1);
+    expect(first).toMatchObject({ keyId: 'k2', left: 0 });
+    expect(await reseal(next, tokens)).toMatchObject({ resealed: 0, left: 0 });
     const after = (await stack.accounts.pool.query('SELECT token FROM accounts WHERE id = $1', [page.id]))
       .rows[0];
     expect(after.token).toMatch(/^v1\.k2\./);

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { launchChromium } from '@svc/browser';
 import { api } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -11,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * back. Each of our pages is screenshotted into test-artifacts/connect/, checked with axe-core,
  * and must load nothing (no script, no style, nothing else) from outside the service.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/connect/', import.meta.url));
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const BLOCKING_IMPACTS = ['serious', 'critical'];
@@ -30,28 +30,14 @@ let gatewayOrigin = '';
 let sandboxOrigin = '';
 
 beforeAll(async () => {
-  // No silent skip: without Chromium this suite fails and says how to fix it.
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y chromium"`);
   mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack();
   gatewayOrigin = new URL(stack.gateway.url).origin;
   sandboxOrigin = new URL(stack.sandbox.url).origin;
   const { key } = await stack.createPartner();
   call = api(stack.gateway.url, key);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  // No silent skip: without a Chromium this suite fails and says how to get one.
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

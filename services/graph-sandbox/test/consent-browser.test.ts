@@ -1,37 +1,24 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import { launchChromium } from '@svc/browser';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, sandboxConfig, startSandbox } from '../src/index.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 let sb: RunningSandbox;
 let browser: Browser;
 let callback: Server;
 let callbackUrl = '';
 
 beforeAll(async () => {
-  // No silent skip: without Chromium this suite fails and says how to fix it.
-  if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it with "apt-get install -y chromium"`);
   sb = await startSandbox(sandboxConfig({ port: 0, logLevel: 'silent' }));
   callback = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'text/html' }).end('<p id="landed">connected</p>'),
   );
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
   callbackUrl = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/oauth/callback`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  // No silent skip: without a Chromium this suite fails and says how to get one.
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -59,7 +59,11 @@ export class AccountsDirectory {
       cache.dropOn(bus, ACCOUNT_ANNOUNCEMENTS, (event) => event.data.account.id);
   }
 
-  /** The account's token for a publish job, or why there is none (the account is gone). */
+  /**
+   * The account's token for a publish job, or why there is none: the account is gone, or no
+   * longer active (accounts hands out no token of an expired, revoked or errored account, and its
+   * announcement of the change drops the token kept here).
+   */
   async token(accountId: string): Promise<AccountToken | { error: string }> {
     try {
       return await this.tokens.get(accountId);

@@ -376,6 +376,21 @@ describe('signed file URLs', () => {
     expect(Buffer.from(await original.arrayBuffer()).equals(images.png)).toBe(true);
   });
 
+  // Guarantee: a photo stored as landscape pixels with an EXIF orientation that turns it a quarter
+  // (what phones write for portrait shots) is recorded with the dimensions it is shown with, and
+  // its JPEG for the photo network has those dimensions in its pixels, with no orientation left.
+  it('keeps the orientation of a rotated photo', async () => {
+    const jpeg = await canvas(64, 48).jpeg().withMetadata({ orientation: 6 }).toBuffer();
+    expect((await upload(jpeg)).body).toMatchObject({ mime: 'image/jpeg', width: 48, height: 64 });
+    const webp = await canvas(120, 90).webp().withMetadata({ orientation: 8 }).toBuffer();
+    const { body } = await upload(webp);
+    expect(body).toMatchObject({ mime: 'image/webp', width: 90, height: 120 });
+    const res = await fetch(await mediaFiles().publishableUrl(await mediaRow(body.id), 'photo_network'));
+    const converted = await sharp(Buffer.from(await res.arrayBuffer())).metadata();
+    expect(converted).toMatchObject({ format: 'jpeg', width: 90, height: 120 });
+    expect(converted.orientation ?? 1).toBe(1);
+  });
+
   // Guarantee: forged, altered, expired and dangling tokens are all 404 in the error envelope.
   it('refuses bad tokens', async () => {
     const { id } = (await upload(images.jpeg)).body;

@@ -27,7 +27,9 @@ interface Published {
 
 beforeAll(async () => {
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
-  key = (await stack.createPartner()).key;
+  // This file polls posts until they settle, far over the default 300 requests a minute (the
+  // limit has its own tests in the gateway).
+  key = (await stack.system.createPartner(undefined, { limitPerMinute: 100_000 })).key;
   call = api(stack.gateway.url, key);
   recorder = await recordEvents(stack.prefix);
 });
@@ -53,9 +55,17 @@ async function workspaceWithAccounts() {
   return { workspace, user, ig, page };
 }
 
-async function upload(workspace: string, format: 'jpeg' | 'png' = 'jpeg', width = 1080, height = 1080) {
+async function upload(
+  workspace: string,
+  format: 'jpeg' | 'png' = 'jpeg',
+  width = 1080,
+  height = 1080,
+  orientation = 1,
+) {
   const image = sharp({ create: { width, height, channels: 3, background: { r: 200, g: 120, b: 40 } } });
-  const bytes = await (format === 'png' ? image.png() : image.jpeg()).toBuffer();
+  const bytes = await (format === 'png' ? image.png() : image.jpeg())
+    .withMetadata({ orientation })
+    .toBuffer();
   const form = new FormData();
   form.append('workspace', workspace);
   form.append('file', new Blob([new Uint8Array(bytes)]), `photo.${format}`);
@@ -96,6 +106,22 @@ async function refusedWithin(ms: number, send: () => ReturnType<typeof call>) {
     response = await send();
   }
   return response;
+}
+
+/** Meta's webhook telling that the user revoked Instagram publishing: the account moves to `error`. */
+async function revokePublishPermission(userId: string): Promise<number> {
+  const body = metaJson({
+    object: 'permissions',
+    entry: [
+      { id: userId, time: 1, changes: [{ field: 'instagram_content_publish', value: { verb: 'revoked' } }] },
+    ],
+  });
+  const accepted = await fetch(`${stack.gateway.url}/webhooks/meta`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...signatureHeaders(APP_SECRET, body) },
+    body,
+  });
+  return accepted.status;
 }
 
 describe('publishing', () => {
@@ -300,6 +326,74 @@ describe('publishing', () => {
   });
 });
 
+describe('an account that left active after the post was created', () => {
+  type Accounts = Awaited<ReturnType<typeof workspaceWithAccounts>>;
+  // Guarantee: a scheduled target whose account became expired, revoked or error after the post was
+  // created fails at publish time with the account's reason, and nothing is sent to the network
+  // with its token (accounts hands out no token of an account that is not active). Each account
+  // leaves active the way it does in production: a network call finds the token expired (refresh),
+  // the user removes the app (deauthorize callback), the user revokes a permission (Meta webhook).
+  it.each([
+    [
+      'expired',
+      'page',
+      async ({ user, page }: Accounts) => {
+        await stack.sandboxControl('POST', `/__sandbox/users/${user.user.id}/expire-tokens`);
+        expect((await call('POST', `/v1/accounts/${page.id}/refresh`)).status).toBe(502);
+      },
+    ],
+    [
+      'revoked',
+      'page',
+      async ({ user }: Accounts) => {
+        await stack.sandboxControl('POST', `/__sandbox/users/${user.user.id}/deauthorize`);
+      },
+    ],
+    [
+      'error',
+      'ig',
+      async ({ user }: Accounts) => {
+        expect(await revokePublishPermission(user.user.id)).toBe(200);
+      },
+    ],
+  ] as const)(
+    'fails the target of an account now %s without calling the network',
+    async (status, which, leave) => {
+      const accounts = await workspaceWithAccounts();
+      const account = accounts[which];
+      const caption = `Scheduled for an account now ${status}`;
+      const at = Date.now() + 4000;
+      const post = await call('POST', '/v1/posts', {
+        workspace: accounts.workspace,
+        caption,
+        media: which === 'ig' ? [await upload(accounts.workspace)] : [],
+        targets: [account.id],
+        schedule_at: new Date(at).toISOString(),
+      });
+      expect(post.status).toBe(201);
+      await leave(accounts);
+      await eventually(async () => {
+        const read = await call('GET', `/v1/accounts/${account.id}`);
+        return read.body.status === status ? true : undefined;
+      });
+      expect(Date.now(), 'the account left active before the post was due').toBeLessThan(at);
+      // Any write the publish job sent to the network would meet this fault (and use it up).
+      await stack.sandboxControl('POST', '/__sandbox/faults', {
+        method: 'POST',
+        path: '/*/*',
+        error: { code: 2, message: 'the network was called' },
+      });
+      const done = await settled(post.body.id, 12_000);
+      const { cleared } = await stack.sandboxControl<{ cleared: number }>('DELETE', '/__sandbox/faults');
+      expect(cleared, 'no call reached the network').toBe(1);
+      expect(done.status).toBe('failed');
+      expect(done.targets[0]).toMatchObject({ account: account.id, status: 'failed' });
+      expect(done.targets[0].error).toContain(`is ${status}`);
+      expect(await published(caption)).toHaveLength(0);
+    },
+  );
+});
+
 describe('a token the network refuses', () => {
   // Guarantee: a target refused for its token fails with the provider's message, and the account
   // moves to expired through accounts, also when the worker kept that token from an earlier
@@ -412,22 +506,7 @@ describe('checks before sending', () => {
     const media = await upload(workspace);
     const post = { workspace, caption: 'Before the revocation', media: [media], targets: [ig.id] };
     expect((await call('POST', '/v1/posts', post)).status).toBe(201);
-    const body = metaJson({
-      object: 'permissions',
-      entry: [
-        {
-          id: user.user.id,
-          time: 1,
-          changes: [{ field: 'instagram_content_publish', value: { verb: 'revoked' } }],
-        },
-      ],
-    });
-    const accepted = await fetch(`${stack.gateway.url}/webhooks/meta`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signatureHeaders(APP_SECRET, body) },
-      body,
-    });
-    expect(accepted.status).toBe(200);
+    expect(await revokePublishPermission(user.user.id)).toBe(200);
     const refused = await refusedWithin(5_000, () =>
       call('POST', '/v1/posts', { ...post, caption: 'After the revocation' }),
     );
@@ -435,7 +514,8 @@ describe('checks before sending', () => {
     expect(refused.body.error.code).toBe('account_disconnected');
   });
 
-  // Guarantee: every refusal names the field, and a disconnected target is 409 account_disconnected.
+  // Guarantee: every refusal names the field (the aspect ratio judged on the photo as it is shown,
+  // EXIF orientation applied), and a disconnected target is 409 account_disconnected.
   it('refuses invalid posts with the precise error', async () => {
     const { workspace, ig, page } = await workspaceWithAccounts();
     const other = await workspaceWithAccounts();
@@ -452,6 +532,12 @@ describe('checks before sending', () => {
     expect(tags.body.error).toMatchObject({ code: 'validation_error', field: 'caption' });
     const ratio = await post({ caption: 'tall', media: [tall], targets: [ig.id] });
     expect(ratio.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    // A portrait phone photo: landscape pixels (1000×600, a ratio Instagram takes) that EXIF
+    // orientation 6 shows as 600×1000 (a ratio it refuses).
+    const phone = await upload(workspace, 'jpeg', 1000, 600, 6);
+    const turned = await post({ caption: 'phone', media: [phone], targets: [ig.id] });
+    expect(turned.body.error).toMatchObject({ code: 'validation_error', field: 'media.0' });
+    expect(turned.body.error.message).toContain('600×1000');
     const foreignMedia = await post({
       caption: 'x',
       media: [await upload(other.workspace)],

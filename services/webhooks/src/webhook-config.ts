@@ -1,4 +1,4 @@
-import { type Keyring, randomBase62 } from '@svc/crypto';
+import { type Keyring, randomBase62, type SealedValues } from '@svc/crypto';
 import { isUniqueViolation } from '@svc/db';
 import { ServiceError } from '@svc/errors';
 import type { Resolver } from '@svc/net';
@@ -88,4 +88,26 @@ export async function deleteWebhook(db: Db, clock: Clock, partnerId: string): Pr
       data: { state: 'undelivered', nextAttemptAt: null, claimToken: null, updatedAt: now },
     });
   });
+}
+
+/** Webhook secrets (bound to the partner id), as `pnpm rotate-keys` re-seals them (see `reseal`). */
+export function sealedSecrets(db: Db): SealedValues {
+  return {
+    what: 'webhook secrets',
+    async page(after, take) {
+      const rows = await db.webhook.findMany({
+        where: { partnerId: { gt: after } },
+        orderBy: { partnerId: 'asc' },
+        take,
+      });
+      return rows.map((row) => ({ key: row.partnerId, sealed: row.secretSealed, aad: row.partnerId }));
+    },
+    async replace({ key, sealed }, secretSealed) {
+      const { count } = await db.webhook.updateMany({
+        where: { partnerId: key, secretSealed: sealed },
+        data: { secretSealed },
+      });
+      return count === 1;
+    },
+  };
 }

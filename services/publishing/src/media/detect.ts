@@ -1,8 +1,9 @@
 /**
  * What an uploaded file really is, read from its bytes (never from the file name or the client's
  * Content-Type): JPEG (SOF marker), PNG (IHDR) and WebP (VP8, VP8L, VP8X) with their pixel
- * dimensions. Anything else is refused, naming what it is when the signature is recognisable.
- * Pure: no I/O, no decoding beyond the headers.
+ * dimensions as stored (before any EXIF orientation: the record keeps the displayed ones, see
+ * displayed-size.ts). Anything else is refused, naming what it is when the signature is
+ * recognisable. Pure: no I/O, no decoding beyond the headers.
  */
 const ACCEPTED_MIME = ['image/jpeg', 'image/png', 'image/webp'] as const;
 type AcceptedMime = (typeof ACCEPTED_MIME)[number];

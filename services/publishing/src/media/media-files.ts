@@ -84,7 +84,11 @@ export class MediaFiles {
   }
 }
 
-/** JPEG has no transparency: transparent pixels become white rather than black. */
+/**
+ * The pixels are turned as the EXIF orientation says (the output carries no orientation), so the
+ * network shows the photo as its record's dimensions describe it (see displayed-size.ts). JPEG has
+ * no transparency: transparent pixels become white rather than black.
+ */
 function toJpeg(image: Buffer): Promise<Buffer> {
-  return sharp(image).rotate().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(image).autoOrient().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
 }

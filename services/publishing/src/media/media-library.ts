@@ -11,6 +11,7 @@ import type { Db } from '../db.ts';
 import type { Media } from '../generated/prisma/client.ts';
 import type { PostStore } from '../posts/post-store.ts';
 import { detectMedia } from './detect.ts';
+import { displayedSize } from './displayed-size.ts';
 import { fetchMediaUrl } from './fetch-url.ts';
 import { type KnownMedia, readMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
@@ -114,8 +115,11 @@ export class MediaLibrary {
     if (bytes.length > max) throw errors.fileTooLarge(field, max);
     const detected = detectMedia(bytes);
     if (!detected.ok) throw errors.validation(field, detected.reason.replace(/^the file/, `the ${what}`));
-    const { kind, mime, width, height } = detected;
-    return { bytes, detected: { kind, mime, width, height } };
+    const shown = await displayedSize(bytes);
+    if (!shown)
+      throw errors.validation(field, `the ${what} cannot be read as an image (truncated or corrupt)`);
+    const { kind, mime } = detected;
+    return { bytes, detected: { kind, mime, ...shown } };
   }
 
   /** A media of the caller's scope; another partner's or workspace's is not_found. */
