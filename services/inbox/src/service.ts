@@ -10,6 +10,7 @@ import {
   startGrpcServer,
 } from '@svc/contracts';
 import { createPool } from '@svc/db';
+import { ServiceError } from '@svc/errors';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
@@ -29,6 +30,9 @@ const SCHEMA = 'inbox';
 const CATCH_UP_ACK_WAIT_MS = 120_000;
 
 type Parts = Awaited<ReturnType<typeof openParts>>;
+
+/** Refusals that say the account is no longer there to read from. */
+const GONE = new Set(['account_disconnected', 'not_found']);
 
 /**
  * Starts the inbox service: the intake of provider webhooks, the history import of newly
@@ -82,9 +86,18 @@ async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, part
   await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook) => intake.receive(webhook), {
     concurrency: config.INBOX_INTAKE_CONCURRENCY,
   });
+  // An account that is gone, or connected without what the network needs (status error), has no
+  // history to read: its token is refused, and retrying would never help.
   const importHistory = async (accountId: string) => {
     const account = await accounts.byId(accountId);
-    if (account) await catchUp.run(account);
+    if (account?.status !== 'active') return;
+    await catchUp.run(account).catch((error: unknown) => {
+      if (!(error instanceof ServiceError && GONE.has(error.code))) throw error;
+      parts.logger.info(
+        { account: accountId, reason: error.message },
+        'history not imported: the account left active',
+      );
+    });
   };
   await runtime.consume(
     bus,
