@@ -1,5 +1,6 @@
 import type { MessageView } from '@svc/contracts/public';
 import { api, eventually } from '@svc/testing';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Connected,
@@ -294,3 +295,97 @@ describe('scope and purge', () => {
     );
   });
 });
+
+describe('attachments and Instagram comment threads', () => {
+  // Guarantee: an image from the media library goes as an attachment the network fetches.
+  it('sends an image from the media library as a DM attachment', async () => {
+    const conversation = await dmFrom('wants_a_photo');
+    const media = await uploadSquare(64);
+    const sent = await h.call('POST', `/v1/conversations/${conversation}/messages`, { media: [media] });
+    expect(sent.status).toBe(201);
+    expect(sent.body.attachments).toEqual([expect.objectContaining({ type: 'image', mime: 'image/jpeg' })]);
+    const log = await h.system.sandboxControl<{ data: { attachment_url: string | null; id: string }[] }>(
+      'GET',
+      '/__sandbox/sent',
+    );
+    expect(log.data.find((s) => s.id === sent.body.platform_message_id)?.attachment_url).toContain(
+      '/media-files/',
+    );
+    const both = await h.call('POST', `/v1/conversations/${conversation}/messages`, {
+      text: 'x',
+      media: [media],
+    });
+    expect(both.status).toBe(400);
+    expect(both.body.error.field).toBe('media');
+  });
+
+  // Guarantee: on Instagram, a comment and a reply to it form one thread; our public reply to
+  // the reply answers the top-level comment, as the network requires.
+  it('threads Instagram comments and answers a reply on its top-level comment', async () => {
+    const post = await h.call('POST', '/v1/posts?wait=true', {
+      workspace: w.workspace,
+      caption: 'Croissants',
+      media: [await uploadSquare()],
+      targets: [w.ig.id],
+    });
+    expect(post.body.status).toBe('published');
+    const mediaId = post.body.targets[0].platform_post_id as string;
+    const top = await h.system.sandboxControl<{ id: string }>(
+      'POST',
+      `/__sandbox/instagram/media/${mediaId}/comments`,
+      {
+        from: { username: 'fan_one' },
+        text: 'Gluten free?',
+      },
+    );
+    const reply = await h.system.sandboxControl<{ id: string }>(
+      'POST',
+      `/__sandbox/instagram/media/${mediaId}/comments`,
+      {
+        from: { username: 'fan_two' },
+        text: 'Asking too',
+        parent_id: top.id,
+      },
+    );
+    const received = await eventually(() => {
+      const found = h.recorder
+        .ofType('comment.received')
+        .find((e) => dataOf(e).message.platform_message_id === reply.id);
+      return found ? dataOf(found) : undefined;
+    });
+    expect(received.message).toMatchObject({ kind: 'reply', from: { handle: 'fan_two' } });
+    expect(received.conversation).toMatchObject({
+      kind: 'comments',
+      object: { id: mediaId, post: post.body.id },
+    });
+    const answer = await h.call('POST', `/v1/conversations/${received.conversation.id}/messages`, {
+      text: 'Yes, all of them',
+      reply_to: received.message.id,
+    });
+    expect(answer.status).toBe(201);
+    const parent = (
+      await h.call('GET', `/v1/conversations/${received.conversation.id}/messages`)
+    ).body.data.find((m: MessageView) => m.platform_message_id === top.id) as MessageView;
+    expect(answer.body.parent).toBe(parent.id);
+    const sent = (await sentLog()).find((s) => s.text === 'Yes, all of them') as unknown as {
+      object_id: string;
+    };
+    expect(sent.object_id).toBe(top.id);
+  });
+});
+
+/** A square JPEG in the workspace's media library. */
+async function uploadSquare(size = 1080): Promise<string> {
+  const image = await sharp({ create: { width: size, height: size, channels: 3, background: '#48c' } })
+    .jpeg()
+    .toBuffer();
+  const form = new FormData();
+  form.append('workspace', w.workspace);
+  form.append('file', new Blob([new Uint8Array(image)]), 'square.jpg');
+  const response = await fetch(`${h.system.gatewayUrl}/v1/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${h.key}` },
+    body: form,
+  });
+  return ((await response.json()) as { id: string }).id;
+}
