@@ -21,6 +21,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { type Child, envVar, startChild } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
+import { postgresCeiling } from './postgres-ceiling.ts';
 
 const EVENTS = Number(envVar('BENCH_EVENTS', '20000'));
 const STEADY_RATE = Number(envVar('BENCH_STEADY_RATE', '500'));
@@ -44,17 +45,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function prepareDatabase(): Promise<pg.Pool> {
   database = await createBenchDatabase(`bench_webhooks_${run}`, say);
   const pool = new pg.Pool({ connectionString: database.url, max: 25 });
-  // A bench-only producer schema: the outbox table every service has (see identity's), and the two
-  // tables of the Postgres ceiling.
+  // A bench-only producer schema: the outbox table every service has (see identity's).
   await pool.query(`
     CREATE SCHEMA bench_outbox;
     CREATE TABLE bench_outbox.outbox (
       id text PRIMARY KEY, subject text NOT NULL, payload jsonb NOT NULL, request_id text,
       created_at timestamptz(3) NOT NULL DEFAULT now(), published_at timestamptz(3));
-    CREATE INDEX ON bench_outbox.outbox (published_at, created_at);
-    CREATE TABLE bench_outbox.ceiling_a (id text PRIMARY KEY, body text NOT NULL, at timestamptz NOT NULL);
-    CREATE TABLE bench_outbox.ceiling_b (id text PRIMARY KEY, event_id text NOT NULL, state text NOT NULL,
-      at timestamptz NOT NULL);`);
+    CREATE INDEX ON bench_outbox.outbox (published_at, created_at);`);
   return pool;
 }
 
@@ -101,45 +98,6 @@ async function rawSenderCeiling(url: string, events: EventEnvelope[], secret: st
   const seconds = (performance.now() - started) / 1000;
   await agent.close();
   return bodies.length / seconds;
-}
-
-/** Ceiling (b): BEGIN; two single-row inserts; COMMIT — from 20 clients, for a few seconds. */
-async function postgresCeiling(): Promise<number> {
-  const clients = await Promise.all(
-    Array.from({ length: PG_CLIENTS }, async () => {
-      const client = new pg.Client({ connectionString: database?.url });
-      await client.connect();
-      return client;
-    }),
-  );
-  const body = JSON.stringify(eventsFor(['bench'], 1)[0]);
-  let transactions = 0;
-  const until = performance.now() + PG_SECONDS * 1000;
-  const started = performance.now();
-  await Promise.all(
-    clients.map(async (client, c) => {
-      let i = 0;
-      while (performance.now() < until) {
-        const id = `${c}-${i++}`;
-        await client.query('BEGIN');
-        await client.query({
-          name: 'ceiling_a',
-          text: 'INSERT INTO bench_outbox.ceiling_a VALUES ($1, $2, now())',
-          values: [id, body],
-        });
-        await client.query({
-          name: 'ceiling_b',
-          text: "INSERT INTO bench_outbox.ceiling_b VALUES ($1, $1, 'pending', now())",
-          values: [id],
-        });
-        await client.query('COMMIT');
-        transactions++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  await Promise.all(clients.map((client) => client.end()));
-  return transactions / seconds;
 }
 
 async function count(pool: pg.Pool, sql: string): Promise<number> {
@@ -324,7 +282,10 @@ try {
   say(`\n▶ ceiling (a): raw undici sender, ${EVENTS} signed POSTs, ${SENDER_IN_FLIGHT} in flight …`);
   const senderRate = await rawSenderCeiling(receiverUrl, eventsFor(slugs, EVENTS), partners[0]?.secret ?? '');
   say(`▶ ceiling (b): Postgres, BEGIN + 2 inserts + COMMIT, ${PG_CLIENTS} clients, ${PG_SECONDS} s …`);
-  const postgresRate = await postgresCeiling();
+  const postgresRate = await postgresCeiling(database?.url ?? '', {
+    clients: PG_CLIENTS,
+    seconds: PG_SECONDS,
+  });
   const product = await measureProduct(pool, slugs, receiver.ready.url);
   const counts = await recordedCounts(pool);
   await pool.end();
