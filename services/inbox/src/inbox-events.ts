@@ -1,7 +1,13 @@
 import { eventRow, makeEvent, type OutboxRow, type WorkspaceDirectory } from '@svc/bus';
 import type pg from 'pg';
 import type { InboxStore } from './inbox-store.ts';
-import { conversationView, type MessageRow, messageView } from './views.ts';
+import { type ConversationRow, conversationView, type MessageRow, messageView } from './views.ts';
+
+/** Messages just stored and their conversations as they are now, in the same transaction. */
+export interface Recorded {
+  messages: MessageRow[];
+  conversations: ConversationRow[];
+}
 
 /** The inbox events of spec section 6, each `{ conversation, message }` as REST shows them now. */
 type InboxEventType = 'message.received' | 'comment.received' | 'message.sent';
@@ -19,16 +25,33 @@ export class InboxEvents {
     private readonly now: () => Date,
   ) {}
 
+  /** The events of a batch just stored, built from what the statements answered (no reads). */
+  async announceRecorded({ messages, conversations }: Recorded): Promise<OutboxRow[]> {
+    const byId = new Map(conversations.map((c) => [c.id, c]));
+    const now = this.now();
+    const rows: OutboxRow[] = [];
+    for (const message of messages) {
+      const conversation = byId.get(message.conversation_id);
+      if (!conversation) continue;
+      rows.push(await this.eventRow(conversation, message, now));
+    }
+    return rows;
+  }
+
   async announce(tx: pg.PoolClient, messageIds: string[]): Promise<OutboxRow[]> {
     const rows: OutboxRow[] = [];
     const now = this.now();
     for (const id of messageIds) {
       const message = await this.store.messageById(tx, id);
       const conversation = await this.store.conversationById(tx, message.conversation_id);
-      const scope = await this.workspaces.scope(message.workspace_id);
-      const data = { conversation: conversationView(conversation, now), message: messageView(message, now) };
-      rows.push(eventRow(makeEvent(typeOf(message), scope, data, now)));
+      rows.push(await this.eventRow(conversation, message, now));
     }
     return rows;
+  }
+
+  private async eventRow(conversation: ConversationRow, message: MessageRow, now: Date): Promise<OutboxRow> {
+    const scope = await this.workspaces.scope(message.workspace_id);
+    const data = { conversation: conversationView(conversation, now), message: messageView(message, now) };
+    return eventRow(makeEvent(typeOf(message), scope, data, now));
   }
 }

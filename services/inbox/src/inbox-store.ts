@@ -67,6 +67,17 @@ export interface ConversationFilter {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
+/** What a message changes in its conversation. */
+export interface MessageCount {
+  at: Date;
+  inbound: boolean;
+  unread: boolean;
+}
+
+/** The key of a thread: one conversation per account, kind and thread key. */
+export const threadOf = (c: Pick<NewConversation, 'accountId' | 'kind' | 'threadKey'>) =>
+  `${c.accountId}:${c.kind}:${c.threadKey}`;
+
 export class InboxStore {
   constructor(
     readonly pool: pg.Pool,
@@ -179,87 +190,130 @@ export class InboxStore {
     return rows[0];
   }
 
-  /** The conversation's id, created if new; a known contact or object is filled in where it was empty. */
+  /** The conversation's id, created if new (see ensureConversations). */
   async ensureConversation(db: Queryable, c: NewConversation): Promise<string> {
-    const { rows } = await db.query<{ id: string }>(
+    return (await this.ensureConversations(db, [c])).get(threadOf(c)) ?? c.id;
+  }
+
+  /**
+   * The conversations of these threads by `threadOf`, created where new, in one statement; a
+   * contact's name or an object found since is filled in where it was missing. Rows are locked in
+   * thread order, the order every writer takes them in, so two writers never deadlock.
+   */
+  async ensureConversations(db: Queryable, list: NewConversation[]): Promise<Map<string, string>> {
+    const unique = [...new Map(list.map((c) => [threadOf(c), c])).values()].sort((a, b) =>
+      threadOf(a) < threadOf(b) ? -1 : 1,
+    );
+    const column = <T>(pick: (c: NewConversation) => T) => unique.map(pick);
+    const { rows } = await db.query<{ id: string; account_id: string; kind: string; thread_key: string }>(
       `INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
          contact, object, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)
+       SELECT c.*, c.at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::text[], $8::jsonb[], $9::jsonb[], $10::timestamptz[]) AS c(id, p, w, a, n, k, t, contact, object, at)
        ON CONFLICT (account_id, kind, thread_key) DO UPDATE SET
-         contact = COALESCE(EXCLUDED.contact, conversations.contact),
-         object = COALESCE(EXCLUDED.object, conversations.object)
-       WHERE (conversations.contact IS NULL AND EXCLUDED.contact IS NOT NULL)
-          OR (conversations.object IS NULL AND EXCLUDED.object IS NOT NULL)
-       RETURNING id`,
+         contact = CASE WHEN conversations.contact->>'name' IS NULL AND EXCLUDED.contact->>'name' IS NOT NULL
+                        THEN EXCLUDED.contact ELSE conversations.contact END,
+         object = COALESCE(conversations.object, EXCLUDED.object)
+       RETURNING id, account_id, kind, thread_key`,
       [
-        c.id,
-        c.partnerId,
-        c.workspaceId,
-        c.accountId,
-        c.network,
-        c.kind,
-        c.threadKey,
-        c.contact,
-        c.object,
-        c.at,
+        column((c) => c.id),
+        column((c) => c.partnerId),
+        column((c) => c.workspaceId),
+        column((c) => c.accountId),
+        column((c) => c.network),
+        column((c) => c.kind),
+        column((c) => c.threadKey),
+        column((c) => (c.contact ? JSON.stringify(c.contact) : null)),
+        column((c) => (c.object ? JSON.stringify(c.object) : null)),
+        column((c) => c.at),
       ],
     );
-    if (rows[0]) return rows[0].id;
-    const existing = await db.query<{ id: string }>(
-      'SELECT id FROM conversations WHERE account_id = $1 AND kind = $2 AND thread_key = $3',
-      [c.accountId, c.kind, c.threadKey],
-    );
-    return existing.rows[0]?.id ?? c.id;
+    return new Map(rows.map((r) => [`${r.account_id}:${r.kind}:${r.thread_key}`, r.id]));
   }
 
   /** Stores a message unless one with its network id is stored already; answers whether it did. */
   async insertMessage(db: Queryable, m: NewMessage): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `INSERT INTO messages (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
-         platform_message_id, sender, text, attachments, parent_platform_id, source, state,
-         idempotency_key, request_hash, created_at, stored_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-       ON CONFLICT (account_id, platform_message_id) DO NOTHING`,
-      [
-        m.id,
-        m.conversationId,
-        m.partnerId,
-        m.workspaceId,
-        m.accountId,
-        m.direction,
-        m.kind,
-        m.platformMessageId,
-        m.sender,
-        m.text,
-        JSON.stringify(m.attachments),
-        m.parentPlatformId,
-        m.source,
-        m.state,
-        m.idempotencyKey,
-        m.requestHash,
-        m.createdAt,
-        m.storedAt,
-      ],
-    );
-    return rowCount === 1;
+    return (await this.insertMessages(db, [m])).length === 1;
   }
 
-  /** A message counts in its conversation: last activity, the person's window, unread. */
-  async countMessage(
-    db: Queryable,
-    conversationId: string,
-    m: { at: Date; inbound: boolean; unread: boolean },
-    now: Date,
-  ): Promise<void> {
-    await db.query(
-      `UPDATE conversations SET
-         last_message_at = GREATEST(last_message_at, $2),
-         last_inbound_at = CASE WHEN $3 THEN GREATEST(last_inbound_at, $2) ELSE last_inbound_at END,
-         unread_count = unread_count + CASE WHEN $4 THEN 1 ELSE 0 END,
-         updated_at = $5
-       WHERE id = $1`,
-      [conversationId, m.at, m.inbound, m.unread, now],
+  /**
+   * Stores the messages whose network id is new for their account (a second delivery, in this
+   * batch or before, stores nothing), in one statement; answers those stored, as `message` reads them.
+   */
+  async insertMessages(db: Queryable, list: NewMessage[]): Promise<MessageRow[]> {
+    const column = <T>(pick: (m: NewMessage) => T) => list.map(pick);
+    const { rows } = await db.query<MessageRow>(
+      `INSERT INTO messages AS m (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
+         platform_message_id, sender, text, attachments, parent_platform_id, source, state,
+         idempotency_key, request_hash, created_at, stored_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::jsonb[], $10::text[], $11::jsonb[], $12::text[], $13::text[], $14::text[],
+         $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
+       ON CONFLICT (account_id, platform_message_id) DO NOTHING
+       RETURNING m.*,
+         (SELECT p.id FROM messages p WHERE p.account_id = m.account_id
+            AND p.platform_message_id = m.parent_platform_id) AS parent_id,
+         NULL::text AS private_reply_text`,
+      [
+        column((m) => m.id),
+        column((m) => m.conversationId),
+        column((m) => m.partnerId),
+        column((m) => m.workspaceId),
+        column((m) => m.accountId),
+        column((m) => m.direction),
+        column((m) => m.kind),
+        column((m) => m.platformMessageId),
+        column((m) => (m.sender ? JSON.stringify(m.sender) : null)),
+        column((m) => m.text),
+        column((m) => JSON.stringify(m.attachments)),
+        column((m) => m.parentPlatformId),
+        column((m) => m.source),
+        column((m) => m.state),
+        column((m) => m.idempotencyKey),
+        column((m) => m.requestHash),
+        column((m) => m.createdAt),
+        column((m) => m.storedAt),
+      ],
     );
+    return rows;
+  }
+
+  /** A message counts in its conversation (see countMessages). */
+  async countMessage(db: Queryable, conversationId: string, m: MessageCount, now: Date): Promise<void> {
+    await this.countMessages(db, [{ conversationId, ...m }], now);
+  }
+
+  /**
+   * Messages count in their conversations, one statement for a batch: last activity, the
+   * person's window, unread. Answers the conversations as they are now.
+   */
+  async countMessages(
+    db: Queryable,
+    counts: (MessageCount & { conversationId: string })[],
+    now: Date,
+  ): Promise<ConversationRow[]> {
+    const { rows } = await db.query<ConversationRow>(
+      `UPDATE conversations c SET
+         last_message_at = GREATEST(c.last_message_at, n.last_at),
+         last_inbound_at = GREATEST(c.last_inbound_at, n.inbound_at),
+         unread_count = c.unread_count + n.unread,
+         updated_at = $5
+       FROM (SELECT id, max(at) AS last_at, max(at) FILTER (WHERE inbound) AS inbound_at,
+                    count(*) FILTER (WHERE unread)::int AS unread
+             FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[]) AS x(id, at, inbound, unread)
+             GROUP BY id ORDER BY id) n
+       WHERE c.id = n.id
+       RETURNING c.*, (SELECT po.post_id FROM published_objects po
+                       WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`,
+      [
+        counts.map((c) => c.conversationId),
+        counts.map((c) => c.at),
+        counts.map((c) => c.inbound),
+        counts.map((c) => c.unread),
+        now,
+      ],
+    );
+    return rows;
   }
 
   /**

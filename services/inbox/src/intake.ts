@@ -3,8 +3,8 @@ import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
-import type { InboxEvents } from './inbox-events.ts';
-import type { InboxStore, NewConversation } from './inbox-store.ts';
+import type { InboxEvents, Recorded } from './inbox-events.ts';
+import { type InboxStore, type NewConversation, type NewMessage, threadOf } from './inbox-store.ts';
 import { type CommentItem, type DmItem, type InboundItem, inboxItems } from './meta-webhook.ts';
 import type { NetworkLookups } from './network-lookups.ts';
 
@@ -40,16 +40,46 @@ export class Intake {
     if (items.length === 0) return;
     const plans = (await Promise.all(items.map((item) => this.plan(item)))).flat().sort(byThread);
     if (plans.length === 0) return;
+    // Our own sends' echoes may complete a send in flight: those go one by one (rare); the rest of
+    // a webhook, however many messages Meta batched in it, in a few statements.
+    const ours = plans.filter((p) => isOutbound(p.item) && this.mayBeOurs(p.item));
+    const theirs = plans.filter((p) => !ours.includes(p));
     const { store, events } = this.deps;
     const recorded = await store.write(async (tx) => {
-      const ids: string[] = [];
-      for (const plan of plans) {
+      const announced = await this.recordAll(tx, theirs);
+      const adopted: string[] = [];
+      for (const plan of ours) {
         const id = await this.record(tx, plan);
-        if (id) ids.push(id);
+        if (id) adopted.push(id);
       }
-      return { result: ids, events: await events.announce(tx, ids) };
+      const rows = [...(await events.announceRecorded(announced)), ...(await events.announce(tx, adopted))];
+      return { result: announced.messages.length + adopted.length, events: rows };
     });
-    this.deps.logger.debug({ items: items.length, recorded: recorded.length }, 'provider webhook handled');
+    this.deps.logger.debug({ items: items.length, recorded }, 'provider webhook handled');
+  }
+
+  /** Records a batch: conversations, then the messages new to us, then what they change. */
+  private async recordAll(tx: pg.PoolClient, plans: Plan[]): Promise<Recorded> {
+    const { store, now } = this.deps;
+    if (plans.length === 0) return { messages: [], conversations: [] };
+    const threads = await store.ensureConversations(
+      tx,
+      plans.map((p) => p.conversation),
+    );
+    const messages = await store.insertMessages(
+      tx,
+      plans.map((plan) =>
+        this.messageOf(plan, threads.get(threadOf(plan.conversation)) ?? plan.conversation.id),
+      ),
+    );
+    const counts = messages.map((m) => ({
+      conversationId: m.conversation_id,
+      at: m.created_at,
+      inbound: m.direction === 'inbound',
+      unread: m.direction === 'inbound',
+    }));
+    const conversations = counts.length > 0 ? await store.countMessages(tx, counts, now()) : [];
+    return { messages, conversations };
   }
 
   /** The accounts an item is about (every workspace that connected it), with what to look up first. */
@@ -86,7 +116,7 @@ export class Intake {
     const { store, now } = this.deps;
     const { item, account } = plan;
     const conversationId = await store.ensureConversation(tx, plan.conversation);
-    const outbound = item.type === 'dm' ? item.echo : item.self;
+    const outbound = isOutbound(item);
     if (await store.messageByPlatformId(tx, account.id, item.platformId)) return undefined;
     if (outbound && this.mayBeOurs(item)) {
       const adopted = await store.adoptSending(tx, conversationId, item.text, item.platformId);
@@ -95,9 +125,19 @@ export class Intake {
         return adopted;
       }
     }
-    const id = newId('message');
-    const inserted = await store.insertMessage(tx, {
-      id,
+    const message = this.messageOf(plan, conversationId);
+    const inserted = await store.insertMessage(tx, message);
+    if (!inserted) return undefined;
+    const counts = { at: item.at, inbound: !outbound, unread: !outbound };
+    await store.countMessage(tx, conversationId, counts, now());
+    return message.id;
+  }
+
+  /** The message an item records in its conversation. */
+  private messageOf({ item, account, conversation }: Plan, conversationId: string): NewMessage {
+    const outbound = isOutbound(item);
+    return {
+      id: newId('message'),
       conversationId,
       partnerId: account.partnerId,
       workspaceId: account.workspaceId,
@@ -105,7 +145,7 @@ export class Intake {
       direction: outbound ? 'outbound' : 'inbound',
       kind: item.type === 'dm' ? 'message' : item.parentId ? 'reply' : 'comment',
       platformMessageId: item.platformId,
-      sender: senderOf(item, account, plan.conversation.contact),
+      sender: senderOf(item, account, conversation.contact),
       text: item.text,
       attachments: item.type === 'dm' ? item.attachments : [],
       parentPlatformId: item.type === 'comment' ? item.parentId : null,
@@ -114,12 +154,8 @@ export class Intake {
       idempotencyKey: null,
       requestHash: null,
       createdAt: item.at,
-      storedAt: now(),
-    });
-    if (!inserted) return undefined;
-    const counts = { at: item.at, inbound: !outbound, unread: !outbound };
-    await store.countMessage(tx, conversationId, counts, now());
-    return id;
+      storedAt: this.deps.now(),
+    };
   }
 
   /** An echo of our app's send, or the account's own comment: possibly one we are sending now. */
@@ -127,6 +163,9 @@ export class Intake {
     return item.type === 'comment' || item.appId === this.deps.appId;
   }
 }
+
+/** Sent by the business: an echo, or the account's own comment. */
+const isOutbound = (item: InboundItem) => (item.type === 'dm' ? item.echo : item.self);
 
 function senderOf(item: DmItem | CommentItem, account: InboxAccount, contact: NewConversation['contact']) {
   const business = { id: account.platformId, name: null, handle: null };
@@ -137,6 +176,6 @@ function senderOf(item: DmItem | CommentItem, account: InboxAccount, contact: Ne
 
 /** Conversations are locked in one order by every writer, so two batches never deadlock. */
 function byThread(a: Plan, b: Plan): number {
-  const key = (p: Plan) => `${p.account.id}:${p.conversation.kind}:${p.conversation.threadKey}`;
-  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+  const [x, y] = [threadOf(a.conversation), threadOf(b.conversation)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
