@@ -13,7 +13,7 @@ import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
-import { installErrorHandling } from './http/errors.ts';
+import { earlyErrorOptions, installErrorHandling } from './http/errors.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
@@ -74,6 +74,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For.
     trustProxy: config.TRUST_PROXY,
+    ...earlyErrorOptions,
   });
   installErrorHandling(app);
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.

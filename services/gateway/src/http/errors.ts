@@ -1,5 +1,5 @@
 import { ServiceError } from '@svc/errors';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * The one place an error becomes an HTTP answer, in the spec's envelope. Three branches:
@@ -23,6 +23,26 @@ export function installErrorHandling(app: FastifyInstance): void {
     }),
   );
 }
+
+/**
+ * The router's refusals, made before any route or hook runs (Fastify's `frameworkErrors`):
+ * a path segment over the router's length limit names no object (ids are opaque, spec 2: 404
+ * like any id that does not exist), and a path that cannot be percent-decoded is malformed.
+ */
+function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const answer =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ServiceError('not_found', 'not found: a path segment is longer than any id')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new ServiceError('validation_error', 'the path is not valid percent-encoded UTF-8', {
+            field: 'url',
+          })
+        : toServiceError(error);
+  reply.header('X-Request-Id', request.id).code(answer.httpStatus).send({ error: answer.toBody() });
+}
+
+/** Options of the Fastify constructor: answers given before a request reaches a route. */
+export const earlyErrorOptions = { frameworkErrors: routerError };
 
 const FRAMEWORK_ERRORS: Record<string, [field: string, message: string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['body', 'the body is not valid JSON'],

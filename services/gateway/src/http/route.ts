@@ -100,13 +100,15 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
       handler: async (request, reply) => {
         const principal = request.principal;
         if (!principal) throw errors.unauthorized();
-        const params = parseInput(route.params, request.params, 'path');
+        // The matrix first, on the raw path: a workspace key naming any other workspace, even one
+        // that cannot exist, is outside its workspace (403), not told whether it exists.
         enforcePermission(
           route.permission,
           principal,
-          params as Record<string, unknown>,
+          request.params as Record<string, unknown>,
           workspaceNamedBy(request),
         );
+        const params = parseInput(route.params, request.params, 'path');
         const query = parseInput(route.query ?? noQuery, request.query, 'query');
         const body = parseInput(route.body, request.body ?? {}, 'body');
         reply.code(route.status); // a handler may choose one of its alternateStatus codes instead

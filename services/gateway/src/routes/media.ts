@@ -7,13 +7,13 @@ import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination } from '../http/schemas.ts';
+import { idField, paged, pagination, pathId } from '../http/schemas.ts';
 
 /** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
 const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
 
-const mediaParams = z.strictObject({ id: idParam('media', 'media') });
-const workspaceId = idParam('workspace', 'workspace');
+const mediaParams = z.strictObject({ id: pathId('media', 'media') });
+const workspaceId = idField('workspace', 'workspace');
 
 /** The uploaded file of a multipart request, kept beside the request until its handler runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();

@@ -7,14 +7,14 @@ import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
+import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
 
 /** `wait=true` answers within 25 s; the gRPC deadline leaves room for the answer itself. */
 const WAIT_MS = 25_000;
 const waitOptions = (wait: boolean | undefined) => (wait ? { deadlineMs: WAIT_MS + 5_000 } : undefined);
 
-const ids = (kind: 'media' | 'account', what: string) => z.array(idParam(kind, what)).max(10);
-const postParams = z.strictObject({ id: idParam('post', 'post') });
+const ids = (kind: 'media' | 'account', what: string) => z.array(idField(kind, what)).max(10);
+const postParams = z.strictObject({ id: pathId('post', 'post') });
 const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
@@ -54,7 +54,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
         ),
       }),
       body: z.strictObject({
-        workspace: idParam('workspace', 'workspace'),
+        workspace: idField('workspace', 'workspace'),
         caption: z.string().max(63_206).default(''),
         media: ids('media', 'media').default([]),
         targets: ids('account', 'account').min(1),
@@ -103,10 +103,10 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       permission: 'objects',
       query: z.strictObject({
         ...pagination,
-        workspace: idParam('workspace', 'workspace').optional(),
+        workspace: idField('workspace', 'workspace').optional(),
         status: z.enum(['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed']).optional(),
         external_ref: z.string().min(1).max(255).optional(),
-        account: idParam('account', 'account').optional(),
+        account: idField('account', 'account').optional(),
         created_after: timestamp.optional(),
         created_before: timestamp.optional(),
       }),
@@ -179,7 +179,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       summary:
         "A photo_network account's rolling 24-hour publishing limit: limit, used, remaining, next free slot",
       permission: 'objects',
-      params: z.strictObject({ id: idParam('account', 'account') }),
+      params: z.strictObject({ id: pathId('account', 'account') }),
       status: 200,
       response: publishingLimitView,
       async handler({ principal, params }) {

@@ -2,7 +2,7 @@ import type { Workspace } from '@svc/contracts';
 import { z } from 'zod';
 import type { IdentityClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+import { paged, pagination, pathId, timestamp } from '../http/schemas.ts';
 
 const externalId = z.string().min(1).max(255);
 const settings = z.record(z.string(), z.unknown()).describe('free-form JSON object kept for the partner');
@@ -31,7 +31,7 @@ function toWorkspaceView(w: Workspace): z.infer<typeof workspaceView> {
   };
 }
 
-const workspaceIdParams = z.strictObject({ id: idParam('workspace', 'workspace') });
+const workspaceIdParams = z.strictObject({ id: pathId('workspace', 'workspace') });
 
 export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
   return [
