@@ -1,5 +1,6 @@
 import { ServiceError } from '@svc/errors';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AllowedMethods } from './allowed-methods.ts';
 
 /**
  * The one place an error becomes an HTTP answer, in the spec's envelope. Three branches:
@@ -14,35 +15,28 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return reply.code(serviceError.httpStatus).send({ error: serviceError.toBody() });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({
-      error: new ServiceError(
-        'not_found',
-        `no route ${request.method} ${request.url.split('?')[0]}`,
-      ).toBody(),
-    }),
-  );
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowed.add(route.method, route.url));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const methods = allowed.at(path);
+    // A path we serve, with a method it does not take (OPTIONS, HEAD on a POST, a DELETE too
+    // many): HTTP's 405, which the spec's table does not have, so a 400 naming the method.
+    if (methods.length > 0) {
+      reply.header('Allow', methods.join(', '));
+      return reply.code(400).send({
+        error: new ServiceError(
+          'validation_error',
+          `${request.method} is not supported on ${path}; use ${methods.join(' or ')}`,
+          { field: 'method' },
+        ).toBody(),
+      });
+    }
+    return reply.code(404).send({
+      error: new ServiceError('not_found', `no route ${request.method} ${path}`).toBody(),
+    });
+  });
 }
-
-/**
- * The router's refusals, made before any route or hook runs (Fastify's `frameworkErrors`):
- * a path segment over the router's length limit names no object (ids are opaque, spec 2: 404
- * like any id that does not exist), and a path that cannot be percent-decoded is malformed.
- */
-function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const answer =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new ServiceError('not_found', 'not found: a path segment is longer than any id')
-      : error.code === 'FST_ERR_BAD_URL'
-        ? new ServiceError('validation_error', 'the path is not valid percent-encoded UTF-8', {
-            field: 'url',
-          })
-        : toServiceError(error);
-  reply.header('X-Request-Id', request.id).code(answer.httpStatus).send({ error: answer.toBody() });
-}
-
-/** Options of the Fastify constructor: answers given before a request reaches a route. */
-export const earlyErrorOptions = { frameworkErrors: routerError };
 
 const FRAMEWORK_ERRORS: Record<string, [field: string, message: string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['body', 'the body is not valid JSON'],
@@ -53,7 +47,7 @@ const FRAMEWORK_ERRORS: Record<string, [field: string, message: string]> = {
   FST_ERR_CTP_INVALID_TYPE: ['Content-Type', 'invalid Content-Type header'],
 };
 
-function toServiceError(error: FastifyError | ServiceError | Error): ServiceError {
+export function toServiceError(error: FastifyError | ServiceError | Error): ServiceError {
   if (error instanceof ServiceError) return error;
   const fastifyError = error as FastifyError;
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
