@@ -1,6 +1,7 @@
 import { ServiceError } from '@svc/errors';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AllowedMethods } from './allowed-methods.ts';
+import { drainUnreadBody } from './unread-body.ts';
 
 /**
  * The one place an error becomes an HTTP answer, in the spec's envelope. Three branches:
@@ -8,11 +9,12 @@ import { AllowedMethods } from './allowed-methods.ts';
  * anything else (logged with its stack, answered as a bare internal_error: never a stack trace).
  */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | ServiceError | Error, request, reply) => {
     const serviceError = toServiceError(error);
     if (serviceError.code === 'internal_error' || serviceError.code === 'service_unavailable') {
       request.log.error({ err: error }, 'request failed');
     }
+    await drainUnreadBody(request, reply);
     return reply.code(serviceError.httpStatus).send({ error: serviceError.toBody() });
   });
   const allowed = new AllowedMethods();
