@@ -97,11 +97,11 @@ describe('workspaces', () => {
     );
   });
 
-  // Guarantee: ids are checked before any lookup, and unknown ones are 404 in the envelope.
+  // Guarantee: ids are opaque: a malformed id and an unknown one are both 404 in the envelope.
   it('refuses bad and unknown ids', async () => {
-    expect((await call('GET', '/v1/workspaces/nope')).body.error).toMatchObject({
-      code: 'validation_error',
-      field: 'id',
+    expect((await call('GET', '/v1/workspaces/nope')).body.error).toEqual({
+      code: 'not_found',
+      message: 'workspace not found',
     });
     const unknown = await call('GET', '/v1/workspaces/ws_00VbfVfQL8IcR5B7mN7OIM4hA');
     expect(unknown.status).toBe(404);
