@@ -31,6 +31,16 @@ describe('workspaces', () => {
     });
   });
 
+  // Guarantee (spec 2.1, external_id "may be null"): null is a workspace without one, every time.
+  it('creates a workspace with external_id null', async () => {
+    const first = await call('POST', '/v1/workspaces', { name: 'No id', external_id: null });
+    expect(first.status).toBe(201);
+    expect(first.body.external_id).toBeNull();
+    const second = await call('POST', '/v1/workspaces', { name: 'No id', external_id: null });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+
   // Guarantee: an existing external_id answers 200 with the existing workspace, even under a race.
   it('is idempotent on external_id, also under concurrent creates', async () => {
     const body = { name: 'Florist', external_id: 'cust-42', timezone: 'Europe/Berlin' };

@@ -42,7 +42,8 @@ export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
       permission: 'workspaces',
       body: z.strictObject({
         name: z.string().min(1).max(200),
-        external_id: externalId.optional(),
+        // Spec 2.1: external_id "may be null": null, like leaving it out, is a workspace without one.
+        external_id: externalId.nullable().optional(),
         timezone: z.string().min(1).max(64).default('UTC'),
         settings: settings.default({}),
       }),
@@ -52,7 +53,7 @@ export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
       async handler({ principal, body, reply }) {
         const { workspace, created } = await identity.createWorkspace({
           partnerId: principal.partnerId,
-          externalId: body.external_id,
+          externalId: body.external_id ?? undefined,
           name: body.name,
           timezone: body.timezone,
           settingsJson: JSON.stringify(body.settings),
