@@ -122,7 +122,7 @@ export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
       method: 'POST',
       url: '/v1/events/:id/redeliver',
       summary:
-        'Queue one fresh delivery attempt of a delivered or undelivered event (409 while one is pending)',
+        'Attempt delivery now: one fresh attempt of a delivered or undelivered event, or the scheduled retry of a pending one brought forward (409 only while an attempt is in flight)',
       permission: 'partnerOnly',
       params: eventIdParams,
       status: 200,
