@@ -168,6 +168,50 @@ describe('workspaces', () => {
     }
   });
 
+  // Guarantee: a deleted workspace leaves only its tombstone (id, partner, deletion time): no
+  // external_id, name, time zone, settings or key labels stay in identity (checked in the tables).
+  it('keeps only a tombstone of a deleted workspace', async () => {
+    const created = await call('POST', '/v1/workspaces', {
+      name: 'Jane Doe Bakery',
+      external_id: 'crm-jane-doe',
+      timezone: 'Europe/Paris',
+      settings: { owner_email: 'jane@example.com' },
+    });
+    const id = created.body.id as string;
+    await call('POST', `/v1/workspaces/${id}/keys`, { label: "Jane's laptop" });
+    expect((await call('DELETE', `/v1/workspaces/${id}`)).status).toBe(204);
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT * FROM identity.workspaces WHERE id = $1', [id]);
+      expect(rows[0]).toMatchObject({
+        id,
+        partner_id: expect.stringMatching(/^ptn_/),
+        deleted_at: expect.any(Date),
+        external_id: null,
+        name: null,
+        timezone: null,
+        settings: null,
+      });
+      const keys = await client.query(
+        'SELECT label, revoked_at FROM identity.api_keys WHERE workspace_id = $1',
+        [id],
+      );
+      expect(keys.rows).toEqual([{ label: '', revoked_at: expect.any(Date) }]);
+      const text = JSON.stringify([rows, keys.rows]);
+      for (const personal of ['Jane', 'jane', 'crm-jane-doe', 'Europe/Paris'])
+        expect(text).not.toContain(personal);
+    } finally {
+      await client.end();
+    }
+    // Everything that reads workspaces still works around the tombstone.
+    expect((await call('GET', `/v1/workspaces/${id}`)).status).toBe(404);
+    expect((await call('GET', '/v1/workspaces')).status).toBe(200);
+    expect(
+      (await call('POST', '/v1/workspaces', { name: 'Again', external_id: 'crm-jane-doe' })).status,
+    ).toBe(201);
+  });
+
   // Guarantee: a deleted workspace's rows keep no reusable key (checked in the table itself).
   it('leaves no live key of a deleted workspace in the database', async () => {
     const client = new pg.Client({ connectionString: stack.databaseUrl });
