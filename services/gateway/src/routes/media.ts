@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { mediaView } from '@svc/contracts/public';
+import { sha256Hex } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -39,6 +40,10 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
         file: z.file().describe(`the image; at most ${maxBytes} bytes`),
       }),
       scope: multipartUploads(maxBytes),
+      fingerprint: (request) => {
+        const file = uploads.get(request);
+        return file ? sha256Hex(file) : undefined;
+      },
       status: 201,
       response: mediaView,
       async handler({ principal, body, request }) {

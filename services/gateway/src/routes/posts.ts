@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
-import { errors } from '@svc/errors';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
@@ -19,23 +17,11 @@ const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
 /**
- * The client's `Idempotency-Key` with a hash of what it asked (method, path, query, body), so
- * the same key with another request is told apart (409) from a retry (the same post again).
+ * Publishing keeps its own claim of the Idempotency-Key record (in Postgres, with the post), so a
+ * retry the gateway's record cannot answer (its gateway died before recording, Redis lost it)
+ * still gets the same post; that is a replay too.
  */
-function idempotencyOf(request: FastifyRequest) {
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
-    throw errors.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 printable ASCII characters');
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify([request.method, request.url, request.body ?? null]))
-    .digest('hex');
-  return { key, requestHash };
-}
-
 function markReplay(reply: FastifyReply, replayed: boolean): void {
   if (replayed) reply.header('Idempotent-Replayed', 'true');
 }
@@ -69,7 +55,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 201,
       alternateStatus: [200],
       response: z.union([postView, postDryRunView]),
-      async handler({ principal, query, body, request, reply }) {
+      async handler({ principal, query, body, reply, idempotency }) {
         const { postJson, replayed, dryRunJson } = await publishing.createPost(
           {
             caller: grpcCaller(principal),
@@ -83,7 +69,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
             draft: body.draft,
             createdBy: 'api',
             waitMs: query.wait ? WAIT_MS : 0,
-            idempotency: idempotencyOf(request),
+            idempotency,
             dryRun: query.dry_run ?? false,
           },
           waitOptions(query.wait),
@@ -200,13 +186,13 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       query: z.strictObject({ wait: queryBoolean.describe('wait up to 25 s for the outcome') }),
       status: 200,
       response: postView,
-      async handler({ principal, params, query, request, reply }) {
+      async handler({ principal, params, query, reply, idempotency }) {
         const { postJson, replayed } = await publishing.publishPost(
           {
             caller: grpcCaller(principal),
             postId: params.id,
             waitMs: query.wait ? WAIT_MS : 0,
-            idempotency: idempotencyOf(request),
+            idempotency,
           },
           waitOptions(query.wait),
         );
