@@ -168,6 +168,18 @@ describe('Idempotency-Key on every POST', () => {
     });
   }
 
+  // Guarantee: the status recorded and replayed is the one the route chose (200, not 201, for a
+  // workspace whose external_id is already known).
+  it('replays the status the route chose', async () => {
+    const body = { name: 'known', external_id: `known-${newKey()}` };
+    expect((await call('POST', '/v1/workspaces', body)).status).toBe(201);
+    const headers = { 'idempotency-key': newKey() };
+    const first = await call('POST', '/v1/workspaces', body, headers);
+    const again = await call('POST', '/v1/workspaces', body, headers);
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   // Guarantee: another body (or query) under the same key, caller and path is a 409 conflict.
   it('refuses another request under the same key', async () => {
     const headers = { 'idempotency-key': newKey() };

@@ -128,7 +128,8 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute, idempotency
         const handle = async (claim: IdempotencyClaim | undefined): Promise<Answer> => {
           reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
           const context = { principal, params, query, body, request, reply, idempotency: claim };
-          return answerOf(route, reply.statusCode, await route.handler(context));
+          const result = await route.handler(context);
+          return answerOf(route, reply.statusCode, result);
         };
         const answer =
           route.method === 'POST'
