@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export function sha256Hex(value: string): string {
+export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
 }
 

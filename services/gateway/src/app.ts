@@ -13,7 +13,9 @@ import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
+import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
+import type { Idempotency } from './http/idempotency.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
@@ -37,6 +39,7 @@ export interface GatewayDeps {
   config: GatewayConfig;
   logger: Logger;
   limiter: Limiter;
+  idempotency: Idempotency;
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
   bus: Bus;
@@ -76,6 +79,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For.
     trustProxy: config.TRUST_PROXY,
+    ...earlyErrorOptions,
   });
   installErrorHandling(app);
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
@@ -85,7 +89,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   app.addHook('onResponse', logRequest(requestLog));
 
   const routes = allRoutes(clients, config);
-  for (const route of routes) registerRoute(app, route);
+  for (const route of routes) registerRoute(app, route, deps.idempotency);
   const openapi = buildOpenApi(routes, '1.0.0');
   app.get('/v1/openapi.json', async () => openapi);
   app.get('/v1/docs', async (_request, reply) =>

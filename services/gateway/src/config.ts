@@ -1,4 +1,5 @@
 import { appEnv, baseConfigSchema, envBoolean, envInt, envSecret, loadConfig, z } from '@svc/config';
+import { envKeyring } from '@svc/crypto';
 
 export function gatewayConfigSchema(env = process.env) {
   const mode = appEnv(env);
@@ -23,6 +24,8 @@ export function gatewayConfigSchema(env = process.env) {
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
     // Set when a proxy in front of the gateway sets X-Forwarded-For (per-IP limits use it).
     TRUST_PROXY: envBoolean(false),
+    // Seals the answers kept for Idempotency-Key replays (a minted workspace key among them).
+    ENCRYPTION_KEYS: envKeyring(mode),
   });
 }
 

@@ -6,6 +6,7 @@ import { buildGateway } from './app.ts';
 import { Limiter } from './auth/limiter.ts';
 import { connectClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
+import { Idempotency } from './http/idempotency.ts';
 import { RequestLogBuffer } from './http/request-log.ts';
 
 /** Starts the gateway: Redis (fail closed, never queue commands while disconnected), gRPC clients, HTTP. */
@@ -26,7 +27,8 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     const requestLog = new RequestLogBuffer(clients.identity, logger);
     runtime.worker('request log', () => requestLog.close());
     const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
-    const app = buildGateway({ config, logger, limiter, clients, requestLog, bus });
+    const idempotency = new Idempotency(redis, config.REDIS_PREFIX, config.ENCRYPTION_KEYS);
+    const app = buildGateway({ config, logger, limiter, idempotency, clients, requestLog, bus });
     app.get('/readyz', async (_request, reply) => {
       const { ready, checks } = await runtime.readiness();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });

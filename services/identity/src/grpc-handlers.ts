@@ -10,13 +10,14 @@ import { errors } from '@svc/errors';
 import type pg from 'pg';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import type { Db } from './db.ts';
-import type { ApiKey, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
+import type { ApiKey } from './generated/prisma/client.ts';
 import { recordRequests } from './request-logs.ts';
 import {
   createWorkspace,
   deleteWorkspace,
   describeWorkspace,
   getWorkspace,
+  type LiveWorkspace,
   listWorkspaces,
   readWorkspace,
   updateWorkspace,
@@ -25,7 +26,7 @@ import {
 type WorkspaceInit = Omit<Workspace, '$typeName' | '$unknown'>;
 type ApiKeyInit = Omit<ApiKeyMessage, '$typeName' | '$unknown'>;
 
-function toWorkspaceMessage(row: WorkspaceRow): WorkspaceInit {
+function toWorkspaceMessage(row: LiveWorkspace): WorkspaceInit {
   return {
     id: row.id,
     partnerId: row.partnerId,

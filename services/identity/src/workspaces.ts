@@ -5,7 +5,7 @@ import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
 import type { Db } from './db.ts';
-import type { Prisma, Workspace as WorkspaceRow } from './generated/prisma/client.ts';
+import { Prisma, type Workspace as WorkspaceRow } from './generated/prisma/client.ts';
 
 export interface WorkspaceInput {
   externalId?: string | undefined;
@@ -35,6 +35,19 @@ function assertTimezone(timezone: string): void {
 
 const live = (partnerId: string) => ({ partnerId, deletedAt: null });
 
+/** A workspace that is not deleted: it has a name, a time zone and settings, which tombstones lack. */
+export type LiveWorkspace = WorkspaceRow & { name: string; timezone: string; settings: Prisma.JsonValue };
+
+/**
+ * A row read as live (`deleted_at IS NULL`), typed as one. The CHECK constraint on the table
+ * makes the throw unreachable; it is there so a tombstone can never pass as a workspace.
+ */
+function alive(row: WorkspaceRow): LiveWorkspace {
+  if (row.deletedAt || row.name === null || row.timezone === null || row.settings === null)
+    throw new Error(`workspace ${row.id} is deleted`);
+  return row as LiveWorkspace;
+}
+
 /**
  * Creates a workspace, or returns the partner's existing one with that external_id. Concurrent
  * creates race on the unique (partner_id, external_id) index: the loser reads the winner's row.
@@ -43,13 +56,13 @@ export async function createWorkspace(
   db: Db,
   partnerId: string,
   input: WorkspaceInput,
-): Promise<{ workspace: WorkspaceRow; created: boolean }> {
+): Promise<{ workspace: LiveWorkspace; created: boolean }> {
   assertTimezone(input.timezone);
   if (input.externalId !== undefined) {
     const existing = await db.workspace.findFirst({
       where: { ...live(partnerId), externalId: input.externalId },
     });
-    if (existing) return { workspace: existing, created: false };
+    if (existing) return { workspace: alive(existing), created: false };
   }
   try {
     const workspace = await db.workspace.create({
@@ -62,13 +75,13 @@ export async function createWorkspace(
         settings: input.settings as Prisma.InputJsonObject,
       },
     });
-    return { workspace, created: true };
+    return { workspace: alive(workspace), created: true };
   } catch (error) {
     if (!isUniqueViolation(error) || input.externalId === undefined) throw error;
     const winner = await db.workspace.findFirst({
       where: { ...live(partnerId), externalId: input.externalId },
     });
-    return { workspace: found(winner, 'workspace'), created: false };
+    return { workspace: alive(found(winner, 'workspace')), created: false };
   }
 }
 
@@ -76,7 +89,7 @@ export async function listWorkspaces(
   db: Db,
   partnerId: string,
   query: { externalId?: string | undefined; page: number; limit: number },
-): Promise<{ workspaces: WorkspaceRow[]; total: number }> {
+): Promise<{ workspaces: LiveWorkspace[]; total: number }> {
   const where = {
     ...live(partnerId),
     ...(query.externalId !== undefined ? { externalId: query.externalId } : {}),
@@ -85,11 +98,13 @@ export async function listWorkspaces(
     db.workspace.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
     db.workspace.count({ where }),
   ]);
-  return { workspaces, total };
+  return { workspaces: workspaces.map(alive), total };
 }
 
-export async function getWorkspace(db: Db, partnerId: string, workspaceId: string): Promise<WorkspaceRow> {
-  return found(await db.workspace.findFirst({ where: { ...live(partnerId), id: workspaceId } }), 'workspace');
+export async function getWorkspace(db: Db, partnerId: string, workspaceId: string): Promise<LiveWorkspace> {
+  return alive(
+    found(await db.workspace.findFirst({ where: { ...live(partnerId), id: workspaceId } }), 'workspace'),
+  );
 }
 
 /**
@@ -120,8 +135,8 @@ function workspaceFromRow(row: Record<string, unknown>): WorkspaceRow {
     id: row.id as string,
     partnerId: row.partner_id as string,
     externalId: row.external_id as string | null,
-    name: row.name as string,
-    timezone: row.timezone as string,
+    name: row.name as string | null,
+    timezone: row.timezone as string | null,
     settings: row.settings as Prisma.JsonValue,
     createdAt: row.created_at as Date,
     updatedAt: row.updated_at as Date,
@@ -133,25 +148,25 @@ export async function readWorkspace(
   pool: pg.Pool,
   partnerId: string,
   workspaceId: string,
-): Promise<WorkspaceRow> {
+): Promise<LiveWorkspace> {
   const { rows } = await pool.query<Record<string, unknown>>({
     ...GET_WORKSPACE,
     values: [workspaceId, partnerId],
   });
-  return workspaceFromRow(found(rows[0], 'workspace'));
+  return alive(workspaceFromRow(found(rows[0], 'workspace')));
 }
 
 /** A live workspace and its partner's slug, for services that build event envelopes. */
 export async function describeWorkspace(
   pool: pg.Pool,
   workspaceId: string,
-): Promise<{ workspace: WorkspaceRow; partnerSlug: string }> {
+): Promise<{ workspace: LiveWorkspace; partnerSlug: string }> {
   const { rows } = await pool.query<Record<string, unknown>>({
     ...DESCRIBE_WORKSPACE,
     values: [workspaceId],
   });
   const row = found(rows[0], 'workspace');
-  return { workspace: workspaceFromRow(row), partnerSlug: row.partner_slug as string };
+  return { workspace: alive(workspaceFromRow(row)), partnerSlug: row.partner_slug as string };
 }
 
 export async function updateWorkspace(
@@ -159,7 +174,7 @@ export async function updateWorkspace(
   partnerId: string,
   workspaceId: string,
   patch: WorkspacePatch,
-): Promise<WorkspaceRow> {
+): Promise<LiveWorkspace> {
   if (patch.timezone !== undefined) assertTimezone(patch.timezone);
   await getWorkspace(db, partnerId, workspaceId);
   try {
@@ -182,7 +197,7 @@ export async function updateWorkspace(
         workspace: { id: row.id, external_id: row.externalId },
       });
       await writeOutbox(tx, [eventRow(event)]);
-      return row;
+      return alive(row);
     });
   } catch (error) {
     if (isUniqueViolation(error))
@@ -194,7 +209,9 @@ export async function updateWorkspace(
 /**
  * Deletes a workspace for good: its keys stop working at once (revocation markers go to the
  * shared cache before the commit), and `workspace.deleted` is written to the outbox in the same
- * transaction so every service purges its data. The external_id is released for reuse.
+ * transaction so every service purges its data. What stays is a tombstone (id, partner, deletion
+ * time): the external_id (released for reuse), name, time zone, settings and the keys' labels
+ * are cleared, so the delete is as irreversible as spec 4 says and keeps nothing personal.
  */
 export async function deleteWorkspace(
   db: Db,
@@ -211,7 +228,11 @@ export async function deleteWorkspace(
     await cache.markRevoked(workspace.apiKeys.map((k) => k.hash));
     const now = new Date();
     await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: now } });
-    await tx.workspace.update({ where: { id: workspaceId }, data: { deletedAt: now, externalId: null } });
+    await tx.apiKey.updateMany({ where: { workspaceId }, data: { label: '' } });
+    await tx.workspace.update({
+      where: { id: workspaceId },
+      data: { deletedAt: now, externalId: null, name: null, timezone: null, settings: Prisma.DbNull },
+    });
     const event = makeEvent(
       SIGNALS.workspaceDeleted,
       { partner: workspace.partner.slug, workspace: workspace.id, external_id: workspace.externalId },

@@ -31,6 +31,16 @@ describe('workspaces', () => {
     });
   });
 
+  // Guarantee (spec 2.1, external_id "may be null"): null is a workspace without one, every time.
+  it('creates a workspace with external_id null', async () => {
+    const first = await call('POST', '/v1/workspaces', { name: 'No id', external_id: null });
+    expect(first.status).toBe(201);
+    expect(first.body.external_id).toBeNull();
+    const second = await call('POST', '/v1/workspaces', { name: 'No id', external_id: null });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+  });
+
   // Guarantee: an existing external_id answers 200 with the existing workspace, even under a race.
   it('is idempotent on external_id, also under concurrent creates', async () => {
     const body = { name: 'Florist', external_id: 'cust-42', timezone: 'Europe/Berlin' };
@@ -97,11 +107,11 @@ describe('workspaces', () => {
     );
   });
 
-  // Guarantee: ids are checked before any lookup, and unknown ones are 404 in the envelope.
+  // Guarantee: ids are opaque: a malformed id and an unknown one are both 404 in the envelope.
   it('refuses bad and unknown ids', async () => {
-    expect((await call('GET', '/v1/workspaces/nope')).body.error).toMatchObject({
-      code: 'validation_error',
-      field: 'id',
+    expect((await call('GET', '/v1/workspaces/nope')).body.error).toEqual({
+      code: 'not_found',
+      message: 'workspace not found',
     });
     const unknown = await call('GET', '/v1/workspaces/ws_00VbfVfQL8IcR5B7mN7OIM4hA');
     expect(unknown.status).toBe(404);
@@ -156,6 +166,50 @@ describe('workspaces', () => {
     } finally {
       await bus.close();
     }
+  });
+
+  // Guarantee: a deleted workspace leaves only its tombstone (id, partner, deletion time): no
+  // external_id, name, time zone, settings or key labels stay in identity (checked in the tables).
+  it('keeps only a tombstone of a deleted workspace', async () => {
+    const created = await call('POST', '/v1/workspaces', {
+      name: 'Jane Doe Bakery',
+      external_id: 'crm-jane-doe',
+      timezone: 'Europe/Paris',
+      settings: { owner_email: 'jane@example.com' },
+    });
+    const id = created.body.id as string;
+    await call('POST', `/v1/workspaces/${id}/keys`, { label: "Jane's laptop" });
+    expect((await call('DELETE', `/v1/workspaces/${id}`)).status).toBe(204);
+    const client = new pg.Client({ connectionString: stack.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT * FROM identity.workspaces WHERE id = $1', [id]);
+      expect(rows[0]).toMatchObject({
+        id,
+        partner_id: expect.stringMatching(/^ptn_/),
+        deleted_at: expect.any(Date),
+        external_id: null,
+        name: null,
+        timezone: null,
+        settings: null,
+      });
+      const keys = await client.query(
+        'SELECT label, revoked_at FROM identity.api_keys WHERE workspace_id = $1',
+        [id],
+      );
+      expect(keys.rows).toEqual([{ label: '', revoked_at: expect.any(Date) }]);
+      const text = JSON.stringify([rows, keys.rows]);
+      for (const personal of ['Jane', 'jane', 'crm-jane-doe', 'Europe/Paris'])
+        expect(text).not.toContain(personal);
+    } finally {
+      await client.end();
+    }
+    // Everything that reads workspaces still works around the tombstone.
+    expect((await call('GET', `/v1/workspaces/${id}`)).status).toBe(404);
+    expect((await call('GET', '/v1/workspaces')).status).toBe(200);
+    expect(
+      (await call('POST', '/v1/workspaces', { name: 'Again', external_id: 'crm-jane-doe' })).status,
+    ).toBe(201);
   });
 
   // Guarantee: a deleted workspace's rows keep no reusable key (checked in the table itself).

@@ -28,17 +28,25 @@ export async function listAttempts(
 }
 
 /**
- * POST /v1/events/:id/redeliver: queues one fresh attempt, due now, for an event that is not
- * pending (delivered, undelivered, or never scheduled because no webhook was set then). It allows
- * exactly one attempt more than were made; a pending delivery is left alone (409).
+ * POST /v1/events/:id/redeliver: one attempt, due now.
+ * - Delivered, undelivered, or never scheduled (no webhook then): a fresh attempt, exactly one
+ *   more than were made.
+ * - A retry is scheduled (or a first attempt is queued): it is brought forward to now and takes
+ *   that retry's place, the schedule unchanged: success ends it, failure goes on to the next
+ *   step. A partner who has just fixed a failing endpoint wants the event now, not in 2 hours.
+ * - An attempt is in flight (claimed, its lease not run out): refused (409); its outcome decides.
+ *   A claim whose lease has run out belongs to a worker that died, so it is taken over.
  */
 const REDELIVER = `
 INSERT INTO deliveries (event_id, partner_id, state, attempt_count, max_attempts, next_attempt_at, created_at, updated_at)
 VALUES ($1, $2, 'pending', 0, 1, $3, $3, $3)
 ON CONFLICT (event_id) DO UPDATE
-   SET state = 'pending', partner_id = EXCLUDED.partner_id, max_attempts = deliveries.attempt_count + 1,
+   SET state = 'pending', partner_id = EXCLUDED.partner_id,
+       max_attempts = CASE WHEN deliveries.state = 'pending' THEN deliveries.max_attempts
+                           ELSE deliveries.attempt_count + 1 END,
        next_attempt_at = EXCLUDED.next_attempt_at, claim_token = NULL, updated_at = EXCLUDED.updated_at
- WHERE deliveries.state <> 'pending'
+ WHERE deliveries.state <> 'pending' OR deliveries.claim_token IS NULL
+    OR deliveries.next_attempt_at <= EXCLUDED.next_attempt_at
 RETURNING state, next_attempt_at`;
 
 export async function redeliver(
@@ -58,6 +66,6 @@ export async function redeliver(
     now,
   ]);
   const row = rows[0];
-  if (!row) throw errors.conflict('a delivery of this event is already pending');
+  if (!row) throw errors.conflict('an attempt to deliver this event is in flight right now; retry shortly');
   return { state: row.state, nextAttemptAt: row.next_attempt_at };
 }

@@ -216,12 +216,12 @@ describe('deliveries of an event', () => {
     }
   });
 
-  // Guarantee: ids are checked before any lookup, unknown events are 404, and redelivering without a
-  // webhook is a 409 conflict.
+  // Guarantee: ids are opaque (a malformed one is not found, like an unknown one), and
+  // redelivering without a webhook is a 409 conflict.
   it('refuses bad ids, unknown events and redelivery without a webhook', async () => {
     const bad = await partner('GET', '/v1/events/evt_bad/deliveries');
-    expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatchObject({ code: 'validation_error', field: 'id' });
+    expect(bad.status).toBe(404);
+    expect(bad.body.error).toEqual({ code: 'not_found', message: 'event not found' });
     const unknown = await partner('GET', `/v1/events/${newId('event')}/deliveries`);
     expect(unknown.status).toBe(404);
     const noWebhook = await partner('POST', `/v1/events/${events[0]?.id}/redeliver`);

@@ -100,15 +100,11 @@ describe('retry schedule (fake clock)', () => {
     expect(receiver.deliveriesOf(event.id)).toHaveLength(2);
   });
 
-  // Guarantee: redeliver queues exactly one fresh attempt for an undelivered (or delivered) event, and
-  // is refused while a delivery is pending.
+  // Guarantee: redeliver queues exactly one fresh attempt for an undelivered (or delivered) event.
   it('redelivers an undelivered event once, on request', async () => {
     receiver.behaviour = (_request, response) => response.writeHead(500).end();
     const { event } = await stack.publish(partner.slug);
     await eventually(async () => ((await delivery(event.id))?.attempt_count === 1 ? true : undefined));
-    await expect(
-      stack.client.redeliverEvent({ partnerId: partner.id, partnerSlug: partner.slug, eventId: event.id }),
-    ).rejects.toMatchObject({ code: 'conflict' });
     for (const delay of ATTEMPT_DELAYS_MS.slice(1)) {
       const before = receiver.deliveriesOf(event.id).length;
       await advance(delay);
@@ -155,5 +151,57 @@ describe('retry schedule (fake clock)', () => {
     expect(attempts.map((a) => a.number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(attempts.map((a) => a.succeeded)).toEqual([...Array(7).fill(false), true, true]);
     expect(state).toBe('delivered');
+  });
+
+  const redeliver = (eventId: string) =>
+    stack.client.redeliverEvent({ partnerId: partner.id, partnerSlug: partner.slug, eventId });
+
+  // Guarantee: redeliver while a retry is scheduled attempts at once and takes that retry's place:
+  // when it succeeds, nothing more is sent, the scheduled retry included.
+  it('brings a scheduled retry forward, and a success ends the schedule', async () => {
+    receiver.behaviour = (_request, response) => response.writeHead(500).end();
+    const { event } = await stack.publish(partner.slug);
+    await eventually(async () => ((await delivery(event.id))?.attempt_count === 1 ? true : undefined));
+    receiver.behaviour = (_request, response) => response.writeHead(200).end();
+    const queued = await redeliver(event.id);
+    expect(queued).toMatchObject({ state: 'pending', nextAttemptAt: clock.now().toISOString() });
+    await eventually(async () => ((await delivery(event.id))?.state === 'delivered' ? true : undefined));
+    expect(receiver.deliveriesOf(event.id)).toHaveLength(2);
+    await advance(24 * 3_600_000);
+    expect(receiver.deliveriesOf(event.id)).toHaveLength(2);
+  });
+
+  // Guarantee: when the brought-forward attempt fails, the schedule goes on from it (the next step's
+  // delay counted from this failure), with no attempt added to the six.
+  it('goes on with the schedule when the brought-forward attempt fails', async () => {
+    receiver.behaviour = (_request, response) => response.writeHead(500).end();
+    const { event } = await stack.publish(partner.slug);
+    await eventually(async () => ((await delivery(event.id))?.attempt_count === 1 ? true : undefined));
+    await advance(10_000);
+    await redeliver(event.id);
+    await eventually(async () => ((await delivery(event.id))?.attempt_count === 2 ? true : undefined));
+    const after = await delivery(event.id);
+    expect(after.state).toBe('pending');
+    expect(after.next_attempt_at.getTime()).toBe(clock.now().getTime() + (ATTEMPT_DELAYS_MS[2] ?? 0));
+    const { rows } = await stack.db.query('SELECT max_attempts FROM deliveries WHERE event_id = $1', [
+      event.id,
+    ]);
+    expect(rows[0].max_attempts).toBe(6);
+    await advance((ATTEMPT_DELAYS_MS[2] ?? 0) - 1);
+    expect(receiver.deliveriesOf(event.id)).toHaveLength(2);
+    await advance(1);
+    await eventually(() => (receiver.deliveriesOf(event.id).length === 3 ? true : undefined));
+  });
+
+  // Guarantee: only an attempt in flight at that moment refuses a redelivery (409); its outcome stands.
+  it('refuses a redelivery only while an attempt is in flight', async () => {
+    const held: (() => void)[] = [];
+    receiver.behaviour = (_request, response) => held.push(() => response.writeHead(200).end());
+    const { event } = await stack.publish(partner.slug);
+    await eventually(() => (held.length === 1 ? true : undefined));
+    await expect(redeliver(event.id)).rejects.toMatchObject({ code: 'conflict' });
+    held[0]?.();
+    await eventually(async () => ((await delivery(event.id))?.state === 'delivered' ? true : undefined));
+    expect(receiver.deliveriesOf(event.id)).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import type { CachedPrincipal } from '@svc/auth-cache';
 import { AuthCache } from '@svc/auth-cache';
-import { ServiceError } from '@svc/errors';
 import type { Redis } from 'ioredis';
+import { runScript } from '../redis-script.ts';
 import { AUTHENTICATE_AND_LIMIT, LIMIT_ONLY } from './scripts.ts';
 
 export interface LimitResult {
@@ -57,20 +57,12 @@ export class Limiter {
     return { allowed: allowed === 1, remaining, waitMs, limit };
   }
 
-  private async run(command: string, args: (string | number)[]): Promise<unknown> {
-    try {
-      return await (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[
-        command
-      ]?.(...args);
-    } catch (error) {
-      // Fail closed: without Redis we can neither check revocation nor count requests.
-      throw new ServiceError(
-        'service_unavailable',
-        'rate limiting is unavailable (Redis is not answering); try again shortly',
-        {
-          cause: error,
-        },
-      );
-    }
+  private run(command: string, args: (string | number)[]): Promise<unknown> {
+    return runScript(
+      this.redis,
+      command,
+      args,
+      'rate limiting is unavailable (Redis is not answering); try again shortly',
+    );
   }
 }

@@ -1,5 +1,7 @@
 import { ServiceError } from '@svc/errors';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { AllowedMethods } from './allowed-methods.ts';
+import { drainUnreadBody } from './unread-body.ts';
 
 /**
  * The one place an error becomes an HTTP answer, in the spec's envelope. Three branches:
@@ -7,21 +9,35 @@ import type { FastifyError, FastifyInstance } from 'fastify';
  * anything else (logged with its stack, answered as a bare internal_error: never a stack trace).
  */
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ServiceError | Error, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | ServiceError | Error, request, reply) => {
     const serviceError = toServiceError(error);
     if (serviceError.code === 'internal_error' || serviceError.code === 'service_unavailable') {
       request.log.error({ err: error }, 'request failed');
     }
+    await drainUnreadBody(request, reply);
     return reply.code(serviceError.httpStatus).send({ error: serviceError.toBody() });
   });
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send({
-      error: new ServiceError(
-        'not_found',
-        `no route ${request.method} ${request.url.split('?')[0]}`,
-      ).toBody(),
-    }),
-  );
+  const allowed = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowed.add(route.method, route.url));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const methods = allowed.at(path);
+    // A path we serve, with a method it does not take (OPTIONS, HEAD on a POST, a DELETE too
+    // many): HTTP's 405, which the spec's table does not have, so a 400 naming the method.
+    if (methods.length > 0) {
+      reply.header('Allow', methods.join(', '));
+      return reply.code(400).send({
+        error: new ServiceError(
+          'validation_error',
+          `${request.method} is not supported on ${path}; use ${methods.join(' or ')}`,
+          { field: 'method' },
+        ).toBody(),
+      });
+    }
+    return reply.code(404).send({
+      error: new ServiceError('not_found', `no route ${request.method} ${path}`).toBody(),
+    });
+  });
 }
 
 const FRAMEWORK_ERRORS: Record<string, [field: string, message: string]> = {
@@ -33,7 +49,7 @@ const FRAMEWORK_ERRORS: Record<string, [field: string, message: string]> = {
   FST_ERR_CTP_INVALID_TYPE: ['Content-Type', 'invalid Content-Type header'],
 };
 
-function toServiceError(error: FastifyError | ServiceError | Error): ServiceError {
+export function toServiceError(error: FastifyError | ServiceError | Error): ServiceError {
   if (error instanceof ServiceError) return error;
   const fastifyError = error as FastifyError;
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;

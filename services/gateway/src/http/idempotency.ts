@@ -1,26 +1,196 @@
-import { createHash } from 'node:crypto';
+import type { Keyring } from '@svc/crypto';
+import { randomBase62, sha256Hex } from '@svc/crypto';
 import { errors } from '@svc/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import { runScript } from '../redis-script.ts';
 
 /**
- * The client's `Idempotency-Key` with a hash of what it asked (method, path, query, body), so
- * the same key with another request is told apart (409) from a retry (the first answer again).
- * The owning service keeps the key with what it created, in the same transaction.
+ * `Idempotency-Key` on every POST, in one place: a client that retries after a timeout or a lost
+ * answer gets the first answer again (same status, same body, `Idempotent-Replayed: true`)
+ * instead of a second workspace, key, connect link, media, redelivery or post. A record is keyed
+ * on the key, the caller (partner, and workspace for a workspace key) and the path, and remembers
+ * a hash of what was asked (query and body): the same key with another request is a 409.
+ *
+ * Where it lives: Redis, in the gateway. Every POST passes here and nowhere else in common, the
+ * records are short-lived (24 h, which Redis expires by itself), and the gateway already fails
+ * closed without Redis. Redis keeps them across gateway restarts (deployed with AOF), not across
+ * a loss of Redis's data; for the one write that cannot be undone, a post published to a network,
+ * publishing also keeps a claim of the same record in Postgres (`posts/idempotency.ts`), in the
+ * service that does the write.
+ *
+ * The stored answer is sealed with the keyring (AES-256-GCM, bound to its record): it may hold
+ * personal data, and for `POST /v1/workspaces/:id/keys` it holds the plain key, which must not sit
+ * readable in Redis. Only answers that did something are recorded (2xx): a refusal or a failure
+ * frees the key, so the corrected retry runs.
  */
-export function idempotencyOf(request: FastifyRequest) {
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return undefined;
-  if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key))
-    throw errors.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 printable ASCII characters');
-  const requestHash = createHash('sha256')
-    .update(JSON.stringify([request.method, request.url, request.body ?? null]))
-    .digest('hex');
-  return { key, requestHash };
-}
+const WINDOW_MS = 24 * 3_600_000;
 
-/** A replayed answer says so, as Stripe's does. */
+/**
+ * How long a running request holds its key. Longer than any POST runs (wait=true: 25 s plus a
+ * 5 s margin; the webhook test: 25 s); a gateway that dies mid-request frees it after this, and a
+ * retry then runs again (for posts, publishing's own claim answers it).
+ */
+const LEASE_MS = 60_000;
+
+/** The header's value, as checked here and as the OpenAPI document describes it on every POST. */
+export const idempotencyKeyHeader = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/)
+  .describe(
+    'Makes retrying this POST safe: the same key, caller and path within 24 h answers the first ' +
+      'answer again (same status and body, header Idempotent-Replayed: true) instead of doing it ' +
+      'twice; the same key with another query or body is a 409 conflict. 1-255 printable ASCII characters.',
+  );
+
+/**
+ * KEYS[1] = record, ARGV[1] = the running record, ARGV[2] = lease ms
+ * → nil when claimed for this request, else the existing record (running or done).
+ */
+const BEGIN = `
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return false
+`;
+
+/**
+ * KEYS[1] = record, ARGV[1] = this request's running record, ARGV[2] = the answer, ARGV[3] = ttl ms.
+ * Only the request that holds the claim writes: after its lease ran out the key may be another's.
+ */
+const COMPLETE = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`;
+
+/** KEYS[1] = record, ARGV[1] = this request's running record: frees the key if still held. */
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type StoredRecord =
+  | { state: 'running'; fingerprint: string; claim: string }
+  | { state: 'done'; fingerprint: string; status: number; sealed: string };
+
+/**
+ * A service that keeps its own claim (publishing for posts, inbox for sends) may answer a retry
+ * the gateway's record could not (its gateway died before recording, Redis lost it): that is a
+ * replay too, and says so.
+ */
 export function markReplay(reply: FastifyReply, replayed: boolean): void {
   if (replayed) reply.header('Idempotent-Replayed', 'true');
+}
+
+/** An answer as the client receives it. */
+export interface Answer {
+  status: number;
+  /** The JSON text; empty for 204. */
+  text: string;
+}
+
+/** What a service that keeps its own claim (publishing, for posts) receives with the request. */
+export interface IdempotencyClaim {
+  /** The record's id: the key, the caller and the path, hashed. */
+  key: string;
+  /** What was asked (query and body), hashed. */
+  requestHash: string;
+}
+
+export class Idempotency {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly keyring: Keyring,
+  ) {
+    redis.defineCommand('idempotencyBegin', { numberOfKeys: 1, lua: BEGIN });
+    redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
+    redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
+  }
+
+  /**
+   * Runs `write` once per key, caller and path within 24 h; a request without the header just
+   * runs. `asked` is what the request asks beyond its path (parsed query and body, an upload's digest).
+   */
+  async run(
+    request: FastifyRequest,
+    principal: Principal,
+    asked: unknown,
+    write: (claim: IdempotencyClaim | undefined) => Promise<Answer>,
+  ): Promise<Answer & { replayed: boolean }> {
+    const key = keyOf(request);
+    if (key === undefined) return { ...(await write(undefined)), replayed: false };
+    const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
+    const claim = {
+      key: sha256Hex(JSON.stringify([principal.partnerId, principal.workspaceId ?? '', path, key])),
+      requestHash: sha256Hex(JSON.stringify(asked ?? null)),
+    };
+    const recordKey = `${this.prefix}idem:${claim.key}`;
+    const running = JSON.stringify({
+      state: 'running',
+      fingerprint: claim.requestHash,
+      claim: randomBase62(16),
+    } satisfies StoredRecord);
+    const startedAt = Date.now();
+    const existing = (await this.call('idempotencyBegin', [recordKey, running, LEASE_MS])) as string | null;
+    if (existing !== null) return { ...this.replay(recordKey, existing, claim.requestHash), replayed: true };
+    let answer: Answer;
+    try {
+      answer = await write(claim);
+    } catch (error) {
+      await this.call('idempotencyRelease', [recordKey, running]).catch(() => {});
+      throw error;
+    }
+    const done = JSON.stringify({
+      state: 'done',
+      fingerprint: claim.requestHash,
+      status: answer.status,
+      sealed: this.keyring.encrypt(answer.text, recordKey),
+    } satisfies StoredRecord);
+    const ttlMs = Math.max(1, WINDOW_MS - (Date.now() - startedAt));
+    // The write happened: its answer goes out even if recording it fails (the lease then frees the key).
+    await this.call('idempotencyComplete', [recordKey, running, done, ttlMs]).catch((error) =>
+      request.log.warn({ err: error }, 'could not record the idempotent answer'),
+    );
+    return { ...answer, replayed: false };
+  }
+
+  /** The recorded answer to this request, or why there is none to give. */
+  private replay(recordKey: string, text: string, requestHash: string): Answer {
+    const record = JSON.parse(text) as StoredRecord;
+    if (record.fingerprint !== requestHash)
+      throw errors.conflict('this Idempotency-Key was used for a different request');
+    if (record.state === 'running')
+      throw errors.conflict('a request with this Idempotency-Key is still in progress; retry shortly');
+    try {
+      return { status: record.status, text: this.keyring.decrypt(record.sealed, recordKey) };
+    } catch {
+      // Sealed under a key since removed from ENCRYPTION_KEYS: never run the request twice.
+      throw errors.conflict(
+        'the answer recorded under this Idempotency-Key can no longer be read; send a new key',
+      );
+    }
+  }
+
+  private call(command: string, args: (string | number)[]): Promise<unknown> {
+    // Without the records a retry could run twice, so no record means no request.
+    return runScript(
+      this.redis,
+      command,
+      args,
+      'idempotency records are unavailable (Redis is not answering); try again shortly',
+    );
+  }
+}
+
+/** The request's `Idempotency-Key`, or undefined without one; a malformed one is a 400. */
+function keyOf(request: FastifyRequest): string | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (!idempotencyKeyHeader.safeParse(key).success)
+    throw errors.validation('Idempotency-Key', 'Idempotency-Key must be 1-255 printable ASCII characters');
+  return key as string;
 }

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '@svc/errors';
 import { z } from 'zod';
 import { PERMISSIONS } from '../auth/permissions.ts';
+import { idempotencyKeyHeader } from './idempotency.ts';
 import type { AnyRoute } from './route.ts';
 
 const errorEnvelope = z
@@ -43,7 +44,20 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
 }
 
 function operation(route: AnyRoute): Record<string, unknown> {
-  const parameters = [...objectParameters(route.params, 'path'), ...objectParameters(route.query, 'query')];
+  const parameters = [
+    ...objectParameters(route.params, 'path'),
+    ...objectParameters(route.query, 'query'),
+    ...(route.method === 'POST'
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            schema: jsonSchema(idempotencyKeyHeader, 'input'),
+          },
+        ]
+      : []),
+  ];
   const matrix = PERMISSIONS[route.permission];
   const responses: Record<string, unknown> = {
     [route.status]: route.response

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { PERMISSIONS, type PermissionRow } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { Answer, Idempotency, IdempotencyClaim } from './idempotency.ts';
 import { JsonText } from './json-text.ts';
 import { parseInput } from './validation.ts';
 
@@ -37,6 +38,11 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
   scope?: (instance: FastifyInstance) => Promise<void>;
   /** A multipart/form-data body the route accepts besides JSON (for the OpenAPI document). */
   formBody?: z.ZodType;
+  /**
+   * What a POST asks beyond its parsed query and body, for the Idempotency-Key comparison (an
+   * uploaded file's digest), so another file under the same key is a conflict, not a replay.
+   */
+  fingerprint?: (request: FastifyRequest) => unknown;
   handler(ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
@@ -47,6 +53,8 @@ interface RouteContext<P, Q, B> {
   body: B;
   request: FastifyRequest;
   reply: FastifyReply;
+  /** Set on a POST with an Idempotency-Key, for a service that keeps its own claim (posts). */
+  idempotency: IdempotencyClaim | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry of heterogeneous route specs
@@ -91,7 +99,13 @@ function workspaceNamedBy(request: FastifyRequest): unknown {
   return pick(request.query) ?? pick(request.body);
 }
 
-export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
+/** A handler's result as the text the client receives (and an idempotency record keeps). */
+function answerOf(route: AnyRoute, status: number, result: unknown): Answer {
+  if (route.status === 204) return { status, text: '' };
+  return { status, text: result instanceof JsonText ? result.text : JSON.stringify(result) };
+}
+
+export function registerRoute(app: FastifyInstance, route: AnyRoute, idempotency: Idempotency): void {
   const register = (instance: FastifyInstance) =>
     instance.route({
       method: route.method,
@@ -100,21 +114,31 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute): void {
       handler: async (request, reply) => {
         const principal = request.principal;
         if (!principal) throw errors.unauthorized();
-        const params = parseInput(route.params, request.params, 'path');
+        // The matrix first, on the raw path: a workspace key naming any other workspace, even one
+        // that cannot exist, is outside its workspace (403), not told whether it exists.
         enforcePermission(
           route.permission,
           principal,
-          params as Record<string, unknown>,
+          request.params as Record<string, unknown>,
           workspaceNamedBy(request),
         );
+        const params = parseInput(route.params, request.params, 'path');
         const query = parseInput(route.query ?? noQuery, request.query, 'query');
         const body = parseInput(route.body, request.body ?? {}, 'body');
-        reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
-        const result = await route.handler({ principal, params, query, body, request, reply });
-        if (route.status === 204) return reply.send();
-        if (result instanceof JsonText)
-          return reply.type('application/json; charset=utf-8').send(result.text);
-        return result;
+        const handle = async (claim: IdempotencyClaim | undefined): Promise<Answer> => {
+          reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
+          const context = { principal, params, query, body, request, reply, idempotency: claim };
+          const result = await route.handler(context);
+          return answerOf(route, reply.statusCode, result);
+        };
+        const answer =
+          route.method === 'POST'
+            ? await idempotency.run(request, principal, [query, body, route.fingerprint?.(request)], handle)
+            : { ...(await handle(undefined)), replayed: false };
+        if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+        reply.code(answer.status);
+        if (answer.status === 204) return reply.send();
+        return reply.type('application/json; charset=utf-8').send(answer.text);
       },
     });
   const { scope } = route;

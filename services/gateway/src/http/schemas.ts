@@ -9,11 +9,24 @@ export const pagination = {
 
 export const pageQuery = z.strictObject(pagination);
 
-export function idParam(kind: IdKind, description: string) {
+/** A body or query field that must name an object: a malformed id is a 400 naming the field. */
+export function idField(kind: IdKind, description: string) {
   return z
     .string()
     .refine((value) => isId(kind, value), { message: `not a valid ${description} id` })
     .describe(`${description} id`);
+}
+
+/**
+ * An id in the path. Ids are opaque to partners (spec 2): one that cannot exist is answered like
+ * one that does not, 404 with the owning service's wording (`<what> not found`, see `parseInput`),
+ * and never reaches a service, so no service sees junk (NUL bytes, path tricks) in a lookup.
+ */
+export function pathId(kind: IdKind, what: string) {
+  return z
+    .string()
+    .refine((value) => isId(kind, value), { message: `${what} not found` })
+    .describe(`${what} id`);
 }
 
 export function paged<T extends z.ZodType>(item: T) {

@@ -4,7 +4,7 @@ import { grpcCaller } from '../auth/principal.ts';
 import type { AccountsClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+import { paged, pagination, pathId, timestamp } from '../http/schemas.ts';
 
 const connectLinkView = z
   .object({
@@ -18,8 +18,8 @@ const connectLinkView = z
   })
   .meta({ id: 'ConnectLink' });
 
-const workspaceParams = z.strictObject({ id: idParam('workspace', 'workspace') });
-const accountParams = z.strictObject({ id: idParam('account', 'account') });
+const workspaceParams = z.strictObject({ id: pathId('workspace', 'workspace') });
+const accountParams = z.strictObject({ id: pathId('account', 'account') });
 
 export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
   return [

@@ -2,24 +2,24 @@ import { conversationView, messageView } from '@svc/contracts/public';
 import { z } from 'zod';
 import { grpcCaller, type Principal } from '../auth/principal.ts';
 import type { InboxClient } from '../clients.ts';
-import { idempotencyOf, markReplay } from '../http/idempotency.ts';
+import { type IdempotencyClaim, markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
+import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
 
-const conversationParams = z.strictObject({ id: idParam('conversation', 'conversation') });
+const conversationParams = z.strictObject({ id: pathId('conversation', 'conversation') });
 
 /** A send's body: the same for REST, the widget and MCP (each names its own source). */
 const sendMessageBody = z.strictObject({
   text: z.string().max(8000).optional().describe('the message, comment or reply'),
   media: z
-    .array(idParam('media', 'media'))
+    .array(idField('media', 'media'))
     .max(1)
     .optional()
     .describe(
       'one image from the media library (direct messages only; text and an image go as two messages)',
     ),
-  reply_to: idParam('message', 'message')
+  reply_to: idField('message', 'message')
     .optional()
     .describe('comment threads: the comment answered (a reply to a reply answers its top-level comment)'),
   tag: z
@@ -32,8 +32,8 @@ const privateReplyBody = z.strictObject({ text: z.string().min(1).max(2000) });
 
 const conversationListQuery = z.strictObject({
   ...pagination,
-  workspace: idParam('workspace', 'workspace').optional(),
-  account: idParam('account', 'account').optional(),
+  workspace: idField('workspace', 'workspace').optional(),
+  account: idField('account', 'account').optional(),
   kind: z.enum(['dm', 'comments']).optional(),
   unread: queryBoolean.describe('only conversations with (true) or without (false) unread messages'),
   archived: queryBoolean.describe('only archived (true) or not archived (false) conversations'),
@@ -62,7 +62,7 @@ function inboxCalls(inbox: InboxClient) {
       conversationId: string,
       body: z.infer<typeof sendMessageBody>,
       source: Source,
-      idempotency: ReturnType<typeof idempotencyOf>,
+      idempotency: IdempotencyClaim | undefined,
     ) =>
       inbox.sendMessage({
         caller: grpcCaller(principal),
@@ -164,8 +164,8 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       body: sendMessageBody,
       status: 201,
       response: messageView,
-      async handler({ principal, params, body, request, reply }) {
-        const sent = await calls.send(principal, params.id, body, 'api', idempotencyOf(request));
+      async handler({ principal, params, body, reply, idempotency }) {
+        const sent = await calls.send(principal, params.id, body, 'api', idempotency);
         markReplay(reply, sent.replayed);
         return jsonText(sent.messageJson);
       },
@@ -175,17 +175,17 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       url: '/v1/messages/:id/private-reply',
       summary: 'Send the one private reply (a direct message) the network allows to a comment, within 7 days',
       permission: 'objects',
-      params: z.strictObject({ id: idParam('message', 'message') }),
+      params: z.strictObject({ id: pathId('message', 'message') }),
       body: privateReplyBody,
       status: 201,
       response: messageView,
-      async handler({ principal, params, body, request, reply }) {
+      async handler({ principal, params, body, reply, idempotency }) {
         const sent = await inbox.sendPrivateReply({
           caller: grpcCaller(principal),
           messageId: params.id,
           text: body.text,
           source: 'api',
-          idempotency: idempotencyOf(request),
+          idempotency,
         });
         markReplay(reply, sent.replayed);
         return jsonText(sent.messageJson);
@@ -196,7 +196,7 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       url: '/v1/accounts/:id/inbox-sync',
       summary: "Import the account's recent conversations and comments again (nothing is duplicated)",
       permission: 'objects',
-      params: z.strictObject({ id: idParam('account', 'account') }),
+      params: z.strictObject({ id: pathId('account', 'account') }),
       status: 200,
       response: z.object({
         conversations: z.number().int().describe('conversations read from the network'),

@@ -2,7 +2,7 @@ import type { DeliveryAttempt } from '@svc/contracts';
 import { z } from 'zod';
 import type { WebhooksClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pageQuery, pagination, timestamp } from '../http/schemas.ts';
+import { idField, paged, pageQuery, pagination, pathId, timestamp } from '../http/schemas.ts';
 
 /** The event types of spec section 6: a filter on anything else is a mistake worth a 400. */
 const EVENT_TYPES = [
@@ -59,7 +59,7 @@ export function toAttemptView(a: DeliveryAttempt): z.infer<typeof attemptView> {
 }
 
 const deliveryState = z.enum(['pending', 'delivered', 'undelivered']);
-const eventIdParams = z.strictObject({ id: idParam('event', 'event') });
+const eventIdParams = z.strictObject({ id: pathId('event', 'event') });
 
 export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
   return [
@@ -70,7 +70,7 @@ export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
       permission: 'partnerOnly',
       query: z.strictObject({
         ...pagination,
-        workspace: idParam('workspace', 'workspace').optional(),
+        workspace: idField('workspace', 'workspace').optional(),
         type: z.enum(EVENT_TYPES).optional().describe('one event type'),
         since: z.iso.datetime({ offset: true }).optional().describe('events created after this instant'),
       }),
@@ -122,7 +122,7 @@ export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
       method: 'POST',
       url: '/v1/events/:id/redeliver',
       summary:
-        'Queue one fresh delivery attempt of a delivered or undelivered event (409 while one is pending)',
+        'Attempt delivery now: one fresh attempt of a delivered or undelivered event, or the scheduled retry of a pending one brought forward (409 only while an attempt is in flight)',
       permission: 'partnerOnly',
       params: eventIdParams,
       status: 200,

@@ -2,7 +2,7 @@ import type { ApiKey } from '@svc/contracts';
 import { z } from 'zod';
 import type { IdentityClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pageQuery, timestamp } from '../http/schemas.ts';
+import { paged, pageQuery, pathId, timestamp } from '../http/schemas.ts';
 
 const keyView = z
   .object({
@@ -24,7 +24,7 @@ function toKeyView(k: ApiKey): z.infer<typeof keyView> {
   };
 }
 
-const workspace = idParam('workspace', 'workspace');
+const workspace = pathId('workspace', 'workspace');
 
 export function keyRoutes(identity: IdentityClient): AnyRoute[] {
   return [
@@ -76,7 +76,7 @@ export function keyRoutes(identity: IdentityClient): AnyRoute[] {
       url: '/v1/workspaces/:id/keys/:key_id',
       summary: 'Revoke a workspace key; it stops working at once',
       permission: 'workspaceKeys',
-      params: z.strictObject({ id: workspace, key_id: idParam('apiKey', 'key') }),
+      params: z.strictObject({ id: workspace, key_id: pathId('apiKey', 'API key') }),
       status: 204,
       async handler({ principal, params }) {
         await identity.revokeApiKey({

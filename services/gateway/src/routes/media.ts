@@ -1,5 +1,6 @@
 import multipart from '@fastify/multipart';
 import { mediaView } from '@svc/contracts/public';
+import { sha256Hex } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -7,13 +8,13 @@ import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination } from '../http/schemas.ts';
+import { idField, paged, pagination, pathId } from '../http/schemas.ts';
 
 /** The default of MEDIA_MAX_BYTES (gateway and publishing alike). */
 const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
 
-const mediaParams = z.strictObject({ id: idParam('media', 'media') });
-const workspaceId = idParam('workspace', 'workspace');
+const mediaParams = z.strictObject({ id: pathId('media', 'media') });
+const workspaceId = idField('workspace', 'workspace');
 
 /** The uploaded file of a multipart request, kept beside the request until its handler runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
@@ -39,6 +40,10 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
         file: z.file().describe(`the image; at most ${maxBytes} bytes`),
       }),
       scope: multipartUploads(maxBytes),
+      fingerprint: (request) => {
+        const file = uploads.get(request);
+        return file ? sha256Hex(file) : undefined;
+      },
       status: 201,
       response: mediaView,
       async handler({ principal, body, request }) {

@@ -2,17 +2,17 @@ import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/pu
 import { z } from 'zod';
 import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
-import { idempotencyOf, markReplay } from '../http/idempotency.ts';
+import { markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, queryBoolean, timestamp } from '../http/schemas.ts';
+import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
 
 /** `wait=true` answers within 25 s; the gRPC deadline leaves room for the answer itself. */
 const WAIT_MS = 25_000;
 const waitOptions = (wait: boolean | undefined) => (wait ? { deadlineMs: WAIT_MS + 5_000 } : undefined);
 
-const ids = (kind: 'media' | 'account', what: string) => z.array(idParam(kind, what)).max(10);
-const postParams = z.strictObject({ id: idParam('post', 'post') });
+const ids = (kind: 'media' | 'account', what: string) => z.array(idField(kind, what)).max(10);
+const postParams = z.strictObject({ id: pathId('post', 'post') });
 const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
@@ -31,7 +31,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
         ),
       }),
       body: z.strictObject({
-        workspace: idParam('workspace', 'workspace'),
+        workspace: idField('workspace', 'workspace'),
         caption: z.string().max(63_206).default(''),
         media: ids('media', 'media').default([]),
         targets: ids('account', 'account').min(1),
@@ -46,7 +46,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 201,
       alternateStatus: [200],
       response: z.union([postView, postDryRunView]),
-      async handler({ principal, query, body, request, reply }) {
+      async handler({ principal, query, body, reply, idempotency }) {
         const { postJson, replayed, dryRunJson } = await publishing.createPost(
           {
             caller: grpcCaller(principal),
@@ -60,7 +60,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
             draft: body.draft,
             createdBy: 'api',
             waitMs: query.wait ? WAIT_MS : 0,
-            idempotency: idempotencyOf(request),
+            idempotency,
             dryRun: query.dry_run ?? false,
           },
           waitOptions(query.wait),
@@ -80,10 +80,10 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       permission: 'objects',
       query: z.strictObject({
         ...pagination,
-        workspace: idParam('workspace', 'workspace').optional(),
+        workspace: idField('workspace', 'workspace').optional(),
         status: z.enum(['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed']).optional(),
         external_ref: z.string().min(1).max(255).optional(),
-        account: idParam('account', 'account').optional(),
+        account: idField('account', 'account').optional(),
         created_after: timestamp.optional(),
         created_before: timestamp.optional(),
       }),
@@ -156,7 +156,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       summary:
         "A photo_network account's rolling 24-hour publishing limit: limit, used, remaining, next free slot",
       permission: 'objects',
-      params: z.strictObject({ id: idParam('account', 'account') }),
+      params: z.strictObject({ id: pathId('account', 'account') }),
       status: 200,
       response: publishingLimitView,
       async handler({ principal, params }) {
@@ -177,13 +177,13 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       query: z.strictObject({ wait: queryBoolean.describe('wait up to 25 s for the outcome') }),
       status: 200,
       response: postView,
-      async handler({ principal, params, query, request, reply }) {
+      async handler({ principal, params, query, reply, idempotency }) {
         const { postJson, replayed } = await publishing.publishPost(
           {
             caller: grpcCaller(principal),
             postId: params.id,
             waitMs: query.wait ? WAIT_MS : 0,
-            idempotency: idempotencyOf(request),
+            idempotency,
           },
           waitOptions(query.wait),
         );

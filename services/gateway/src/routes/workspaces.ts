@@ -2,7 +2,7 @@ import type { Workspace } from '@svc/contracts';
 import { z } from 'zod';
 import type { IdentityClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
-import { idParam, paged, pagination, timestamp } from '../http/schemas.ts';
+import { paged, pagination, pathId, timestamp } from '../http/schemas.ts';
 
 const externalId = z.string().min(1).max(255);
 const settings = z.record(z.string(), z.unknown()).describe('free-form JSON object kept for the partner');
@@ -31,7 +31,7 @@ function toWorkspaceView(w: Workspace): z.infer<typeof workspaceView> {
   };
 }
 
-const workspaceIdParams = z.strictObject({ id: idParam('workspace', 'workspace') });
+const workspaceIdParams = z.strictObject({ id: pathId('workspace', 'workspace') });
 
 export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
   return [
@@ -42,7 +42,8 @@ export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
       permission: 'workspaces',
       body: z.strictObject({
         name: z.string().min(1).max(200),
-        external_id: externalId.optional(),
+        // Spec 2.1: external_id "may be null": null, like leaving it out, is a workspace without one.
+        external_id: externalId.nullable().optional(),
         timezone: z.string().min(1).max(64).default('UTC'),
         settings: settings.default({}),
       }),
@@ -52,7 +53,7 @@ export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
       async handler({ principal, body, reply }) {
         const { workspace, created } = await identity.createWorkspace({
           partnerId: principal.partnerId,
-          externalId: body.external_id,
+          externalId: body.external_id ?? undefined,
           name: body.name,
           timezone: body.timezone,
           settingsJson: JSON.stringify(body.settings),

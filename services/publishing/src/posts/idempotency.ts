@@ -3,10 +3,13 @@ import { errors } from '@svc/errors';
 import type { Db } from '../db.ts';
 
 /**
- * `Idempotency-Key` on post creation and publishing: a client that retries after a timeout must
- * never double-post. The key is claimed before the work (so two concurrent requests with one key
- * cannot both run), and answers a retry for 24 h with the same post. Another request under the
- * same key is a 409 conflict.
+ * The durable half of `Idempotency-Key` on post creation and publishing. The gateway handles the
+ * header for every POST (records in Redis, replays of the first answer: gateway
+ * `http/idempotency.ts`) and hands its record's id and request hash down here. A post published to
+ * a network cannot be taken back, so this claim is kept too, in Postgres beside the post: the key
+ * is claimed before the work (so two requests with one key cannot both run), and a retry the
+ * gateway's record cannot answer (the gateway died between the write and its record, Redis lost
+ * it) gets the same post for 24 h, never a second one. Another request under the key is a 409.
  */
 const WINDOW_MS = 24 * 3_600_000;
 
