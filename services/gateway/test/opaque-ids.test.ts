@@ -42,6 +42,9 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/workspaces/:id/keys': { label: 'opaque' },
   'POST /v1/workspaces/:id/connect-links': {},
   'PATCH /v1/posts/:id': { caption: 'renamed' },
+  'PATCH /v1/conversations/:id': { read: true },
+  'POST /v1/conversations/:id/messages': { text: 'opaque' },
+  'POST /v1/messages/:id/private-reply': { text: 'opaque' },
 };
 
 const KINDS = {
@@ -51,6 +54,8 @@ const KINDS = {
   media: ['media', 'media'],
   events: ['event', 'event'],
   keys: ['apiKey', 'API key'],
+  conversations: ['conversation', 'conversation'],
+  messages: ['message', 'message'],
 } as const;
 
 /** The kind of the id a route's path names, and the owning service's wording (`<what> not found`). */
