@@ -9,16 +9,22 @@ type ObjectInfo = NonNullable<ConversationRow['object']>;
 
 /** Names and captions change rarely; an hour keeps lookups off every message of a busy thread. */
 const MAX_AGE_MS = 3_600_000;
+/**
+ * A lookup that failed (no consent yet, a rate limit) is not asked again for this long: under a
+ * rate limit, asking on every message would only keep the limit on.
+ */
+const MISS_AGE_MS = 300_000;
 
 /**
  * What webhooks leave out and the network can tell: a DM contact's name, handle and picture, and
  * a commented object's permalink and caption. Looked up once per contact or object and kept; a
  * failed lookup (Instagram answers profiles only after the person wrote to the account; a rate
- * limit) gives what the webhook had, and the next message asks again.
+ * limit) gives what the webhook had, and is asked again only after a few minutes.
  */
 export class NetworkLookups {
   private readonly contacts = new LocalCache<Contact>({ maxAgeMs: MAX_AGE_MS, maxEntries: 50_000 });
   private readonly objects = new LocalCache<ObjectInfo>({ maxAgeMs: MAX_AGE_MS, maxEntries: 10_000 });
+  private readonly misses = new LocalCache<true>({ maxAgeMs: MISS_AGE_MS, maxEntries: 50_000 });
 
   constructor(
     private readonly graph: GraphClient,
@@ -28,21 +34,36 @@ export class NetworkLookups {
 
   async contact(account: InboxAccount, contactId: string): Promise<Contact> {
     const fallback = { id: contactId, name: null, handle: null, avatar_url: null };
-    return remembered(this.contacts, `${account.id}:${contactId}`, fallback, this.logger, () =>
+    return this.remembered(this.contacts, `${account.id}:${contactId}`, fallback, () =>
       this.lookUpContact(account, contactId),
     );
   }
 
   async object(account: InboxAccount, objectId: string, permalink: string | null): Promise<ObjectInfo> {
     const fallback = { id: objectId, permalink, caption: null };
-    return remembered(this.objects, objectId, fallback, this.logger, () =>
-      this.lookUpObject(account, objectId),
-    );
+    return this.remembered(this.objects, objectId, fallback, () => this.lookUpObject(account, objectId));
   }
 
   close(): void {
     this.contacts.close();
     this.objects.close();
+    this.misses.close();
+  }
+
+  /** The kept answer, else a lookup kept on success; a failure answers the fallback for a while. */
+  private async remembered<V>(cache: LocalCache<V>, key: string, fallback: V, lookUp: () => Promise<V>) {
+    const kept = cache.peek(key);
+    if (kept !== undefined) return kept;
+    if (this.misses.peek(key)) return fallback;
+    try {
+      const value = await lookUp();
+      cache.set(key, value);
+      return value;
+    } catch (err) {
+      this.misses.set(key, true);
+      this.logger.debug({ err }, 'network lookup failed; recorded with what the webhook had');
+      return fallback;
+    }
   }
 
   private async lookUpContact(account: InboxAccount, contactId: string): Promise<Contact> {
@@ -66,25 +87,5 @@ export class NetworkLookups {
     }
     const post = await this.graph.pages.post(token, objectId);
     return { id: objectId, permalink: post.permalink_url ?? null, caption: post.message ?? null };
-  }
-}
-
-/** The kept answer, else a lookup kept on success; a failed lookup answers the fallback, not kept. */
-async function remembered<V>(
-  cache: LocalCache<V>,
-  key: string,
-  fallback: V,
-  logger: Logger,
-  lookUp: () => Promise<V>,
-): Promise<V> {
-  const kept = cache.peek(key);
-  if (kept !== undefined) return kept;
-  try {
-    const value = await lookUp();
-    cache.set(key, value);
-    return value;
-  } catch (err) {
-    logger.debug({ err }, 'network lookup failed; recorded with what the webhook had');
-    return fallback;
   }
 }

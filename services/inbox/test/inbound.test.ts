@@ -139,3 +139,23 @@ describe('echoes', () => {
     ]);
   });
 });
+
+describe('attachments', () => {
+  // Guarantee: an inbound image is kept with its URL as the network hosts it.
+  it('keeps the attachments of an inbound DM', async () => {
+    const url = 'https://lookaside.example/photo.jpg';
+    const sent = await h.system.sandboxControl<{ message_id: string }>(
+      'POST',
+      `/__sandbox/instagram/${w.ig.platform_id}/messages`,
+      { from: { username: 'photographer' }, attachments: [{ type: 'image', url }] },
+    );
+    const message = await eventually(() => {
+      const found = h.recorder
+        .ofType('message.received')
+        .find((e) => dataOf(e).message.platform_message_id === sent.message_id);
+      return found ? dataOf(found).message : undefined;
+    });
+    expect(message.attachments).toEqual([{ type: 'image', url }]);
+    expect(message.text).toBeNull();
+  });
+});
