@@ -8,13 +8,15 @@
 //   (c) at a steady 200 messages/s, the time from the Meta POST to the partner's receipt.
 // Checks every message arrived exactly once.
 //
+// The services run as their production bundles, each in its own process.
 // Environment: BENCH_MESSAGES (5000), BENCH_PER_BODY (50), BENCH_CONTACTS (50),
-// BENCH_STEADY_RATE (200), BENCH_STEADY_S (10).
+// BENCH_STEADY_RATE (200), BENCH_STEADY_S (10), BENCH_CPU_PROF (a folder: CPU profiles of each process).
 
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
 import { api, connectThroughLink, createUser } from '@svc/testing';
-import { type System, startSystem } from '@svc/testing/system';
+import { buildBundles, type System, startSystem } from '@svc/testing/system';
 import { Agent, request } from 'undici';
 import { type Child, envVar, startChild } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
@@ -26,6 +28,7 @@ const CONTACTS = Number(envVar('BENCH_CONTACTS', '50'));
 const STEADY_RATE = Number(envVar('BENCH_STEADY_RATE', '200'));
 const STEADY_S = Number(envVar('BENCH_STEADY_S', '10'));
 const POSTS_IN_FLIGHT = 4;
+const PROFILE_DIR = envVar('BENCH_CPU_PROF', '');
 /** The sandbox's development app secret: it signs what Meta would send. */
 const APP_SECRET = 'sandbox-app-secret-0123456789abcdef';
 
@@ -47,14 +50,18 @@ interface Target {
 async function startTarget(): Promise<Target> {
   database = await createBenchDatabase(`bench_inbox_${run}`, say);
   receiver = await startChild('receiver', 'webhook-receiver.ts', {});
+  say('▶ building the services (turbo run build) …');
+  buildBundles();
   say('▶ starting identity, accounts, webhooks, inbox and the gateway, each in its own process …');
   system = await startSystem({
     services: ['identity', 'accounts', 'webhooks', 'inbox', 'gateway'],
-    run: 'source',
+    run: 'bundle',
     databaseUrl: database.url,
     prefix: `benchinbox${run}`,
     env: { LOG_LEVEL: 'warn', UNAUTHENTICATED_LIMIT_PER_MINUTE: '1000000' },
     logs: 'stderr',
+    nodeFlags: (label) =>
+      PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, label)}`] : [],
   });
   const { key } = await system.createPartner(undefined, { limitPerMinute: 1_000_000 });
   const call = api(system.gatewayUrl, key);
