@@ -67,6 +67,13 @@ export interface ConversationFilter {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
+interface ThreadRow {
+  id: string;
+  account_id: string;
+  kind: string;
+  thread_key: string;
+}
+
 /** What a message changes in its conversation. */
 export interface MessageCount {
   at: Date;
@@ -197,24 +204,37 @@ export class InboxStore {
 
   /**
    * The conversations of these threads by `threadOf`, created where new, in one statement; a
-   * contact's name or an object found since is filled in where it was missing. Rows are locked in
-   * thread order, the order every writer takes them in, so two writers never deadlock.
+   * contact's name or an object found since is filled in where it was missing. An existing
+   * conversation is neither locked nor written here (only where something is filled in): the
+   * count of its messages (countMessages) is the one write, late in the transaction.
    */
   async ensureConversations(db: Queryable, list: NewConversation[]): Promise<Map<string, string>> {
-    const unique = [...new Map(list.map((c) => [threadOf(c), c])).values()].sort((a, b) =>
-      threadOf(a) < threadOf(b) ? -1 : 1,
-    );
+    const unique = [...new Map(list.map((c) => [threadOf(c), c])).values()];
     const column = <T>(pick: (c: NewConversation) => T) => unique.map(pick);
-    const { rows } = await db.query<{ id: string; account_id: string; kind: string; thread_key: string }>(
-      `INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
-         contact, object, created_at, updated_at)
-       SELECT c.*, c.at FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-         $7::text[], $8::jsonb[], $9::jsonb[], $10::timestamptz[]) AS c(id, p, w, a, n, k, t, contact, object, at)
-       ON CONFLICT (account_id, kind, thread_key) DO UPDATE SET
-         contact = CASE WHEN conversations.contact->>'name' IS NULL AND EXCLUDED.contact->>'name' IS NOT NULL
-                        THEN EXCLUDED.contact ELSE conversations.contact END,
-         object = COALESCE(conversations.object, EXCLUDED.object)
-       RETURNING id, account_id, kind, thread_key`,
+    const { rows } = await db.query<ThreadRow>(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::text[], $8::jsonb[], $9::jsonb[], $10::timestamptz[]) AS i(id, p, w, a, n, k, t, contact, object, at)
+       ), inserted AS (
+         INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
+           contact, object, created_at, updated_at)
+         SELECT id, p, w, a, n, k, t, contact, object, at, at FROM input
+         ON CONFLICT (account_id, kind, thread_key) DO NOTHING
+         RETURNING id, account_id, kind, thread_key
+       ), filled AS (
+         UPDATE conversations c SET
+           contact = CASE WHEN c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL
+                          THEN i.contact ELSE c.contact END,
+           object = COALESCE(c.object, i.object)
+         FROM input i
+         WHERE c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t
+           AND ((c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL)
+             OR (c.object IS NULL AND i.object IS NOT NULL))
+       )
+       SELECT id, account_id, kind, thread_key FROM inserted
+       UNION ALL
+       SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+         JOIN input i ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`,
       [
         column((c) => c.id),
         column((c) => c.partnerId),
@@ -228,7 +248,23 @@ export class InboxStore {
         column((c) => c.at),
       ],
     );
-    return new Map(rows.map((r) => [`${r.account_id}:${r.kind}:${r.thread_key}`, r.id]));
+    const ids = new Map(rows.map((r) => [`${r.account_id}:${r.kind}:${r.thread_key}`, r.id]));
+    const missing = unique.filter((c) => !ids.has(threadOf(c)));
+    // Created by a transaction that committed after this statement began: visible to the next one.
+    if (missing.length > 0)
+      for (const r of await this.threads(db, missing))
+        ids.set(`${r.account_id}:${r.kind}:${r.thread_key}`, r.id);
+    return ids;
+  }
+
+  private async threads(db: Queryable, list: NewConversation[]): Promise<ThreadRow[]> {
+    const { rows } = await db.query<ThreadRow>(
+      `SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+       JOIN unnest($1::text[], $2::text[], $3::text[]) AS i(a, k, t)
+         ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`,
+      [list.map((c) => c.accountId), list.map((c) => c.kind), list.map((c) => c.threadKey)],
+    );
+    return rows;
   }
 
   /** Stores a message unless one with its network id is stored already; answers whether it did. */
@@ -285,7 +321,8 @@ export class InboxStore {
 
   /**
    * Messages count in their conversations, one statement for a batch: last activity, the
-   * person's window, unread. Answers the conversations as they are now.
+   * person's window, unread. The rows are locked in id order first, so two batches never
+   * deadlock. Answers the conversations as they are now.
    */
   async countMessages(
     db: Queryable,
@@ -293,7 +330,8 @@ export class InboxStore {
     now: Date,
   ): Promise<ConversationRow[]> {
     const { rows } = await db.query<ConversationRow>(
-      `UPDATE conversations c SET
+      `WITH locked AS (SELECT id FROM conversations WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
+       UPDATE conversations c SET
          last_message_at = GREATEST(c.last_message_at, n.last_at),
          last_inbound_at = GREATEST(c.last_inbound_at, n.inbound_at),
          unread_count = c.unread_count + n.unread,
@@ -301,8 +339,8 @@ export class InboxStore {
        FROM (SELECT id, max(at) AS last_at, max(at) FILTER (WHERE inbound) AS inbound_at,
                     count(*) FILTER (WHERE unread)::int AS unread
              FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[]) AS x(id, at, inbound, unread)
-             GROUP BY id ORDER BY id) n
-       WHERE c.id = n.id
+             GROUP BY id) n
+       WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
        RETURNING c.*, (SELECT po.post_id FROM published_objects po
                        WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`,
       [
@@ -393,7 +431,10 @@ export class InboxStore {
   /** `workspace.deleted`: its conversations, messages and published objects go. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
     await transaction(this.pool, async (tx) => {
-      await tx.query('DELETE FROM messages WHERE workspace_id = $1', [workspaceId]);
+      await tx.query(
+        'DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE workspace_id = $1)',
+        [workspaceId],
+      );
       await tx.query('DELETE FROM conversations WHERE workspace_id = $1', [workspaceId]);
       await tx.query('DELETE FROM published_objects WHERE workspace_id = $1', [workspaceId]);
     });

@@ -49,7 +49,7 @@ export class Intake {
       const announced = await this.recordAll(tx, theirs);
       const adopted: string[] = [];
       for (const plan of ours) {
-        const id = await this.record(tx, plan);
+        const id = await this.recordOurs(tx, plan);
         if (id) adopted.push(id);
       }
       const rows = [...(await events.announceRecorded(announced)), ...(await events.announce(tx, adopted))];
@@ -111,26 +111,21 @@ export class Intake {
     return { ...base, kind: 'comments', threadKey: item.objectId, contact: null, object };
   }
 
-  /** Records one item; answers the id of a message to announce, if any. */
-  private async record(tx: pg.PoolClient, plan: Plan): Promise<string | undefined> {
+  /**
+   * Records the echo of our app's send, or the account's own comment: it completes a send in
+   * flight when one matches, else it is a message of its own. Answers the id to announce, if any.
+   */
+  private async recordOurs(tx: pg.PoolClient, plan: Plan): Promise<string | undefined> {
     const { store, now } = this.deps;
     const { item, account } = plan;
     const conversationId = await store.ensureConversation(tx, plan.conversation);
-    const outbound = isOutbound(item);
     if (await store.messageByPlatformId(tx, account.id, item.platformId)) return undefined;
-    if (outbound && this.mayBeOurs(item)) {
-      const adopted = await store.adoptSending(tx, conversationId, item.text, item.platformId);
-      if (adopted) {
-        await store.countMessage(tx, conversationId, { at: item.at, inbound: false, unread: false }, now());
-        return adopted;
-      }
-    }
+    // The conversation first (its count), then the message: the order a send locks them in.
+    await store.countMessage(tx, conversationId, { at: item.at, inbound: false, unread: false }, now());
+    const adopted = await store.adoptSending(tx, conversationId, item.text, item.platformId);
+    if (adopted) return adopted;
     const message = this.messageOf(plan, conversationId);
-    const inserted = await store.insertMessage(tx, message);
-    if (!inserted) return undefined;
-    const counts = { at: item.at, inbound: !outbound, unread: !outbound };
-    await store.countMessage(tx, conversationId, counts, now());
-    return message.id;
+    return (await store.insertMessage(tx, message)) ? message.id : undefined;
   }
 
   /** The message an item records in its conversation. */

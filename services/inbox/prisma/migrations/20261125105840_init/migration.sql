@@ -82,13 +82,11 @@ CREATE UNIQUE INDEX "conversations_account_id_kind_thread_key_key" ON "conversat
 CREATE INDEX "messages_conversation_id_created_at_idx" ON "messages"("conversation_id", "created_at");
 
 -- CreateIndex
-CREATE INDEX "messages_workspace_id_idx" ON "messages"("workspace_id");
-
--- CreateIndex
 CREATE UNIQUE INDEX "messages_account_id_platform_message_id_key" ON "messages"("account_id", "platform_message_id");
 
 -- CreateIndex
-CREATE UNIQUE INDEX "messages_partner_id_idempotency_key_key" ON "messages"("partner_id", "idempotency_key");
+-- Partial (written by hand): only sends carry a key, and inbound messages are most rows.
+CREATE UNIQUE INDEX "messages_partner_id_idempotency_key_key" ON "messages"("partner_id", "idempotency_key") WHERE "idempotency_key" IS NOT NULL;
 
 -- CreateIndex
 CREATE INDEX "published_objects_workspace_id_idx" ON "published_objects"("workspace_id");
