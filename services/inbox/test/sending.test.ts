@@ -1,4 +1,4 @@
-import type { MessageView } from '@svc/contracts/public';
+import type { ConversationView, MessageView } from '@svc/contracts/public';
 import { api, eventually } from '@svc/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -389,3 +389,46 @@ async function uploadSquare(size = 1080): Promise<string> {
   });
   return ((await response.json()) as { id: string }).id;
 }
+
+describe('history of comments, and accounts that go', () => {
+  // Guarantee: connecting imports the comments of the account's recent objects (no events), and
+  // deleting an account keeps its conversations and messages.
+  it('imports recent comments when another workspace connects the Page, and keeps history after delete', async () => {
+    const user = await sandboxUser(h, 'Commented');
+    const first = await connectedWorkspace(h, 'Commented', user);
+    const post = await h.call('POST', '/v1/posts?wait=true', {
+      workspace: first.workspace,
+      caption: 'Our new shop',
+      targets: [first.page.id],
+    });
+    const objectId = post.body.targets[0].platform_post_id as string;
+    const comment = await h.system.sandboxControl<{ id: string }>(
+      'POST',
+      `/__sandbox/pages/posts/${objectId}/comments`,
+      {
+        from: { name: 'Early Commenter' },
+        text: 'Congratulations!',
+      },
+    );
+    await h.clock.advance(h.system, 120);
+    const second = await connectedWorkspace(h, 'Second', user);
+    const thread = await eventually(async () => {
+      const list = (await h.call('GET', `/v1/conversations?account=${second.page.id}&kind=comments`)).body
+        .data as ConversationView[];
+      return list.find((c) => c.object?.id === objectId);
+    });
+    const messages = (await h.call('GET', `/v1/conversations/${thread.id}/messages`)).body
+      .data as MessageView[];
+    expect(messages.map((m) => [m.platform_message_id, m.kind, m.text])).toEqual([
+      [comment.id, 'comment', 'Congratulations!'],
+    ]);
+    expect(
+      h.recorder.events.filter((e) => e.workspace === second.workspace && e.type === 'comment.received'),
+    ).toEqual([]);
+
+    expect((await h.call('DELETE', `/v1/accounts/${second.page.id}`)).status).toBe(204);
+    const kept = await h.call('GET', `/v1/conversations/${thread.id}`);
+    expect(kept.status).toBe(200);
+    expect((await h.call('GET', `/v1/conversations/${thread.id}/messages`)).body.data).toHaveLength(1);
+  });
+});
