@@ -8,6 +8,7 @@ import type {
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
+import type { NewConversation } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import type { MessageRow } from './views.ts';
 
@@ -125,10 +126,7 @@ export class CatchUp {
   /** One conversation and its messages in one transaction; answers how many were new. */
   private async store(
     account: InboxAccount,
-    thread: Pick<
-      Parameters<InboxStore['ensureConversation']>[1],
-      'kind' | 'threadKey' | 'contact' | 'object'
-    >,
+    thread: Pick<NewConversation, 'kind' | 'threadKey' | 'contact' | 'object'>,
     rows: HistoryRow[],
   ): Promise<number> {
     const { store, now } = this.deps;
@@ -145,9 +143,9 @@ export class CatchUp {
         ...thread,
         at,
       });
-      let added = 0;
-      for (const row of history) {
-        const inserted = await store.insertMessage(tx, {
+      const stored = await store.insertMessages(
+        tx,
+        history.map((row) => ({
           id: newId('message'),
           conversationId,
           ...base,
@@ -164,17 +162,17 @@ export class CatchUp {
           requestHash: null,
           createdAt: row.at,
           storedAt: at,
-        });
-        if (!inserted) continue;
-        added += 1;
-        await store.countMessage(
-          tx,
-          conversationId,
-          { at: row.at, inbound: !row.outbound, unread: false },
-          at,
-        );
-      }
-      return { result: added, events: [] };
+        })),
+      );
+      // History is read already: it counts in the conversation but never as unread.
+      const counts = stored.map((m) => ({
+        conversationId,
+        at: m.created_at,
+        inbound: m.direction === 'inbound',
+        unread: false,
+      }));
+      if (counts.length > 0) await store.countMessages(tx, counts, at);
+      return { result: stored.length, events: [] };
     });
   }
 }

@@ -2,68 +2,18 @@ import { type OutboxRelay, type OutboxRow, writeOutbox } from '@svc/bus';
 import { type Caller, transaction } from '@svc/db';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
+import type { ConversationFilter, MessageCount, NewConversation, NewMessage } from './inbox-rows.ts';
+import { threadOf } from './inbox-rows.ts';
+import {
+  CONVERSATION,
+  COUNT_MESSAGES,
+  ENSURE_CONVERSATIONS,
+  IN_SCOPE,
+  INSERT_MESSAGES,
+  MESSAGE,
+  THREADS,
+} from './inbox-statements.ts';
 import type { ConversationRow, MessageRow } from './views.ts';
-
-/**
- * Every SQL statement on conversations, messages and published objects, and their outbox rows.
- * A conversation is one per (account, kind, thread key); a message is one per (account, network
- * id), which is what makes a webhook delivered twice, or an import run twice, record nothing new.
- */
-const CONVERSATION = `SELECT c.*, po.post_id FROM conversations c
-  LEFT JOIN published_objects po ON c.kind = 'comments' AND po.platform_id = c.thread_key`;
-
-const MESSAGE = `SELECT m.*, p.id AS parent_id, pr.text AS private_reply_text FROM messages m
-  LEFT JOIN messages p ON p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id
-  LEFT JOIN messages pr ON pr.id = m.private_reply_id`;
-
-/** A caller's scope as SQL: partner, and the workspace of a workspace key. */
-const IN_SCOPE = (alias: string, partner: string, workspace: string) =>
-  `${alias}.partner_id = ${partner} AND (${workspace} = '' OR ${alias}.workspace_id = ${workspace})`;
-
-export interface NewConversation {
-  id: string;
-  partnerId: string;
-  workspaceId: string;
-  accountId: string;
-  network: string;
-  kind: 'dm' | 'comments';
-  threadKey: string;
-  contact: ConversationRow['contact'];
-  object: ConversationRow['object'];
-  at: Date;
-}
-
-export interface NewMessage {
-  id: string;
-  conversationId: string;
-  partnerId: string;
-  workspaceId: string;
-  accountId: string;
-  direction: 'inbound' | 'outbound';
-  kind: MessageRow['kind'];
-  platformMessageId: string | null;
-  sender: MessageRow['sender'];
-  text: string | null;
-  attachments: MessageRow['attachments'];
-  parentPlatformId: string | null;
-  source: MessageRow['source'];
-  state: 'sending' | 'sent';
-  idempotencyKey: string | null;
-  requestHash: string | null;
-  createdAt: Date;
-  storedAt: Date;
-}
-
-export interface ConversationFilter {
-  workspaceId: string;
-  accountId: string;
-  kind: string;
-  unread: boolean | undefined;
-  archived: boolean | undefined;
-  since: Date | undefined;
-  page: number;
-  limit: number;
-}
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
@@ -74,17 +24,11 @@ interface ThreadRow {
   thread_key: string;
 }
 
-/** What a message changes in its conversation. */
-export interface MessageCount {
-  at: Date;
-  inbound: boolean;
-  unread: boolean;
-}
-
-/** The key of a thread: one conversation per account, kind and thread key. */
-export const threadOf = (c: Pick<NewConversation, 'accountId' | 'kind' | 'threadKey'>) =>
-  `${c.accountId}:${c.kind}:${c.threadKey}`;
-
+/**
+ * Every SQL statement on conversations, messages and published objects, and their outbox rows.
+ * A conversation is one per (account, kind, thread key); a message is one per (account, network
+ * id), which is what makes a webhook delivered twice, or an import run twice, record nothing new.
+ */
 export class InboxStore {
   constructor(
     readonly pool: pg.Pool,
@@ -211,43 +155,18 @@ export class InboxStore {
   async ensureConversations(db: Queryable, list: NewConversation[]): Promise<Map<string, string>> {
     const unique = [...new Map(list.map((c) => [threadOf(c), c])).values()];
     const column = <T>(pick: (c: NewConversation) => T) => unique.map(pick);
-    const { rows } = await db.query<ThreadRow>(
-      `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
-           $7::text[], $8::jsonb[], $9::jsonb[], $10::timestamptz[]) AS i(id, p, w, a, n, k, t, contact, object, at)
-       ), inserted AS (
-         INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
-           contact, object, created_at, updated_at)
-         SELECT id, p, w, a, n, k, t, contact, object, at, at FROM input
-         ON CONFLICT (account_id, kind, thread_key) DO NOTHING
-         RETURNING id, account_id, kind, thread_key
-       ), filled AS (
-         UPDATE conversations c SET
-           contact = CASE WHEN c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL
-                          THEN i.contact ELSE c.contact END,
-           object = COALESCE(c.object, i.object)
-         FROM input i
-         WHERE c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t
-           AND ((c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL)
-             OR (c.object IS NULL AND i.object IS NOT NULL))
-       )
-       SELECT id, account_id, kind, thread_key FROM inserted
-       UNION ALL
-       SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
-         JOIN input i ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`,
-      [
-        column((c) => c.id),
-        column((c) => c.partnerId),
-        column((c) => c.workspaceId),
-        column((c) => c.accountId),
-        column((c) => c.network),
-        column((c) => c.kind),
-        column((c) => c.threadKey),
-        column((c) => (c.contact ? JSON.stringify(c.contact) : null)),
-        column((c) => (c.object ? JSON.stringify(c.object) : null)),
-        column((c) => c.at),
-      ],
-    );
+    const { rows } = await db.query<ThreadRow>(ENSURE_CONVERSATIONS, [
+      column((c) => c.id),
+      column((c) => c.partnerId),
+      column((c) => c.workspaceId),
+      column((c) => c.accountId),
+      column((c) => c.network),
+      column((c) => c.kind),
+      column((c) => c.threadKey),
+      column((c) => (c.contact ? JSON.stringify(c.contact) : null)),
+      column((c) => (c.object ? JSON.stringify(c.object) : null)),
+      column((c) => c.at),
+    ]);
     const ids = new Map(rows.map((r) => [`${r.account_id}:${r.kind}:${r.thread_key}`, r.id]));
     const missing = unique.filter((c) => !ids.has(threadOf(c)));
     // Created by a transaction that committed after this statement began: visible to the next one.
@@ -258,12 +177,11 @@ export class InboxStore {
   }
 
   private async threads(db: Queryable, list: NewConversation[]): Promise<ThreadRow[]> {
-    const { rows } = await db.query<ThreadRow>(
-      `SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
-       JOIN unnest($1::text[], $2::text[], $3::text[]) AS i(a, k, t)
-         ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`,
-      [list.map((c) => c.accountId), list.map((c) => c.kind), list.map((c) => c.threadKey)],
-    );
+    const { rows } = await db.query<ThreadRow>(THREADS, [
+      list.map((c) => c.accountId),
+      list.map((c) => c.kind),
+      list.map((c) => c.threadKey),
+    ]);
     return rows;
   }
 
@@ -278,39 +196,26 @@ export class InboxStore {
    */
   async insertMessages(db: Queryable, list: NewMessage[]): Promise<MessageRow[]> {
     const column = <T>(pick: (m: NewMessage) => T) => list.map(pick);
-    const { rows } = await db.query<MessageRow>(
-      `INSERT INTO messages AS m (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
-         platform_message_id, sender, text, attachments, parent_platform_id, source, state,
-         idempotency_key, request_hash, created_at, stored_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-         $8::text[], $9::jsonb[], $10::text[], $11::jsonb[], $12::text[], $13::text[], $14::text[],
-         $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
-       ON CONFLICT (account_id, platform_message_id) DO NOTHING
-       RETURNING m.*,
-         (SELECT p.id FROM messages p WHERE p.account_id = m.account_id
-            AND p.platform_message_id = m.parent_platform_id) AS parent_id,
-         NULL::text AS private_reply_text`,
-      [
-        column((m) => m.id),
-        column((m) => m.conversationId),
-        column((m) => m.partnerId),
-        column((m) => m.workspaceId),
-        column((m) => m.accountId),
-        column((m) => m.direction),
-        column((m) => m.kind),
-        column((m) => m.platformMessageId),
-        column((m) => (m.sender ? JSON.stringify(m.sender) : null)),
-        column((m) => m.text),
-        column((m) => JSON.stringify(m.attachments)),
-        column((m) => m.parentPlatformId),
-        column((m) => m.source),
-        column((m) => m.state),
-        column((m) => m.idempotencyKey),
-        column((m) => m.requestHash),
-        column((m) => m.createdAt),
-        column((m) => m.storedAt),
-      ],
-    );
+    const { rows } = await db.query<MessageRow>(INSERT_MESSAGES, [
+      column((m) => m.id),
+      column((m) => m.conversationId),
+      column((m) => m.partnerId),
+      column((m) => m.workspaceId),
+      column((m) => m.accountId),
+      column((m) => m.direction),
+      column((m) => m.kind),
+      column((m) => m.platformMessageId),
+      column((m) => (m.sender ? JSON.stringify(m.sender) : null)),
+      column((m) => m.text),
+      column((m) => JSON.stringify(m.attachments)),
+      column((m) => m.parentPlatformId),
+      column((m) => m.source),
+      column((m) => m.state),
+      column((m) => m.idempotencyKey),
+      column((m) => m.requestHash),
+      column((m) => m.createdAt),
+      column((m) => m.storedAt),
+    ]);
     return rows;
   }
 
@@ -329,28 +234,13 @@ export class InboxStore {
     counts: (MessageCount & { conversationId: string })[],
     now: Date,
   ): Promise<ConversationRow[]> {
-    const { rows } = await db.query<ConversationRow>(
-      `WITH locked AS (SELECT id FROM conversations WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
-       UPDATE conversations c SET
-         last_message_at = GREATEST(c.last_message_at, n.last_at),
-         last_inbound_at = GREATEST(c.last_inbound_at, n.inbound_at),
-         unread_count = c.unread_count + n.unread,
-         updated_at = $5
-       FROM (SELECT id, max(at) AS last_at, max(at) FILTER (WHERE inbound) AS inbound_at,
-                    count(*) FILTER (WHERE unread)::int AS unread
-             FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[]) AS x(id, at, inbound, unread)
-             GROUP BY id) n
-       WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
-       RETURNING c.*, (SELECT po.post_id FROM published_objects po
-                       WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`,
-      [
-        counts.map((c) => c.conversationId),
-        counts.map((c) => c.at),
-        counts.map((c) => c.inbound),
-        counts.map((c) => c.unread),
-        now,
-      ],
-    );
+    const { rows } = await db.query<ConversationRow>(COUNT_MESSAGES, [
+      counts.map((c) => c.conversationId),
+      counts.map((c) => c.at),
+      counts.map((c) => c.inbound),
+      counts.map((c) => c.unread),
+      now,
+    ]);
     return rows;
   }
 

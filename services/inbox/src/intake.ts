@@ -4,7 +4,8 @@ import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import type { InboxEvents, Recorded } from './inbox-events.ts';
-import { type InboxStore, type NewConversation, type NewMessage, threadOf } from './inbox-store.ts';
+import { type NewConversation, type NewMessage, threadOf } from './inbox-rows.ts';
+import type { InboxStore } from './inbox-store.ts';
 import { type CommentItem, type DmItem, type InboundItem, inboxItems } from './meta-webhook.ts';
 import type { NetworkLookups } from './network-lookups.ts';
 

@@ -8,7 +8,8 @@ import { newId } from '@svc/ids';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { earlierSend, type Idempotency } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
-import type { InboxStore, NewMessage } from './inbox-store.ts';
+import type { NewMessage } from './inbox-rows.ts';
+import type { InboxStore } from './inbox-store.ts';
 import { checkText } from './text-limits.ts';
 import {
   type ConversationRow,

@@ -75,14 +75,14 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const graph = close('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   const lookups = close('network lookups', new NetworkLookups(graph, accounts, logger));
   const events = new InboxEvents(store, workspaces, now);
-  return { bus, store, workspaces, accounts, publishing, graph, lookups, events, logger, now };
+  const catchUp = new CatchUp({ store, accounts, graph, logger, now });
+  return { bus, store, workspaces, accounts, publishing, graph, lookups, events, catchUp, logger, now };
 }
 
 /** Provider webhooks in, history of new accounts, our published objects, deleted workspaces out. */
 async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
-  const { bus, store, accounts } = parts;
+  const { bus, store, accounts, catchUp } = parts;
   const intake = new Intake({ ...parts, appId: config.META_APP_ID });
-  const catchUp = new CatchUp(parts);
   await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook) => intake.receive(webhook), {
     concurrency: config.INBOX_INTAKE_CONCURRENCY,
   });
@@ -131,14 +131,8 @@ async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, part
 async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
   const sender = new Sender(parts);
   const privateReplies = new PrivateReplies(parts);
-  const catchUp = new CatchUp(parts);
   const server = new grpc.Server();
-  addService(
-    server,
-    InboxService,
-    inboxHandlers({ ...parts, sender, privateReplies, catchUp }),
-    parts.logger,
-  );
+  addService(server, InboxService, inboxHandlers({ ...parts, sender, privateReplies }), parts.logger);
   const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
   runtime.grpc(server);
   parts.logger.info({ port }, 'inbox gRPC server listening');

@@ -1,0 +1,68 @@
+/**
+ * The inbox store's longer SQL statements (see InboxStore), kept apart so the store reads as what
+ * it does. Unqualified names resolve in the `inbox` schema (the pool's search_path).
+ */
+export const CONVERSATION = `SELECT c.*, po.post_id FROM conversations c
+  LEFT JOIN published_objects po ON c.kind = 'comments' AND po.platform_id = c.thread_key`;
+
+export const MESSAGE = `SELECT m.*, p.id AS parent_id, pr.text AS private_reply_text FROM messages m
+  LEFT JOIN messages p ON p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id
+  LEFT JOIN messages pr ON pr.id = m.private_reply_id`;
+
+/** A caller's scope as SQL: partner, and the workspace of a workspace key. */
+export const IN_SCOPE = (alias: string, partner: string, workspace: string) =>
+  `${alias}.partner_id = ${partner} AND (${workspace} = '' OR ${alias}.workspace_id = ${workspace})`;
+
+export const ENSURE_CONVERSATIONS = `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+           $7::text[], $8::jsonb[], $9::jsonb[], $10::timestamptz[]) AS i(id, p, w, a, n, k, t, contact, object, at)
+       ), inserted AS (
+         INSERT INTO conversations (id, partner_id, workspace_id, account_id, network, kind, thread_key,
+           contact, object, created_at, updated_at)
+         SELECT id, p, w, a, n, k, t, contact, object, at, at FROM input
+         ON CONFLICT (account_id, kind, thread_key) DO NOTHING
+         RETURNING id, account_id, kind, thread_key
+       ), filled AS (
+         UPDATE conversations c SET
+           contact = CASE WHEN c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL
+                          THEN i.contact ELSE c.contact END,
+           object = COALESCE(c.object, i.object)
+         FROM input i
+         WHERE c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t
+           AND ((c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL)
+             OR (c.object IS NULL AND i.object IS NOT NULL))
+       )
+       SELECT id, account_id, kind, thread_key FROM inserted
+       UNION ALL
+       SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+         JOIN input i ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`;
+
+export const THREADS = `SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+       JOIN unnest($1::text[], $2::text[], $3::text[]) AS i(a, k, t)
+         ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`;
+
+export const INSERT_MESSAGES = `INSERT INTO messages AS m (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
+         platform_message_id, sender, text, attachments, parent_platform_id, source, state,
+         idempotency_key, request_hash, created_at, stored_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::jsonb[], $10::text[], $11::jsonb[], $12::text[], $13::text[], $14::text[],
+         $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
+       ON CONFLICT (account_id, platform_message_id) DO NOTHING
+       RETURNING m.*,
+         (SELECT p.id FROM messages p WHERE p.account_id = m.account_id
+            AND p.platform_message_id = m.parent_platform_id) AS parent_id,
+         NULL::text AS private_reply_text`;
+
+export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
+       UPDATE conversations c SET
+         last_message_at = GREATEST(c.last_message_at, n.last_at),
+         last_inbound_at = GREATEST(c.last_inbound_at, n.inbound_at),
+         unread_count = c.unread_count + n.unread,
+         updated_at = $5
+       FROM (SELECT id, max(at) AS last_at, max(at) FILTER (WHERE inbound) AS inbound_at,
+                    count(*) FILTER (WHERE unread)::int AS unread
+             FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[]) AS x(id, at, inbound, unread)
+             GROUP BY id) n
+       WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
+       RETURNING c.*, (SELECT po.post_id FROM published_objects po
+                       WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`;
