@@ -82,6 +82,47 @@ export class GraphTransport {
   private async once(
     request: GraphRequest,
   ): Promise<{ ok: true; body: unknown } | { ok: false; error: GraphApiError }> {
+    const { url, headers, body } = this.httpRequestOf(request);
+    const label = `${request.method} ${request.path}`;
+    let answer: { status: number; headers: HeaderReader; text: string };
+    const deadline = new Deadline(this.config.timeoutMs);
+    try {
+      // undici's own request API rather than fetch: the same client without the web-streams
+      // machinery, which was most of a publish worker's HTTP cost. It follows no redirects. One
+      // deadline for the whole exchange (undici's own header/body timeouts tick too coarsely).
+      const res = await httpRequest(url, {
+        method: request.method,
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: deadline.signal,
+      });
+      answer = { status: res.statusCode, headers: headerReader(res.headers), text: await res.body.text() };
+    } catch (cause) {
+      const error = deadline.expired
+        ? transportError(
+            'timeout',
+            `Graph API did not answer within ${this.config.timeoutMs} ms (${label})`,
+            cause,
+          )
+        : transportError(
+            'network',
+            `Graph API unreachable (${label}): ${describeNetworkError(cause)}`,
+            cause,
+          );
+      return { ok: false, error };
+    } finally {
+      deadline.clear();
+    }
+    return this.read(answer, label);
+  }
+
+  /** The URL (with the token's appsecret_proof), headers and body of one request. */
+  private httpRequestOf(request: GraphRequest): {
+    url: URL;
+    headers: Record<string, string>;
+    body: string | undefined;
+  } {
     const query = { ...request.query };
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.token) {
@@ -100,43 +141,7 @@ export class GraphTransport {
       for (const [k, v] of Object.entries(request.form)) if (v !== undefined) form.set(k, String(v));
       body = form.toString();
     }
-    const label = `${request.method} ${request.path}`;
-    let answer: { status: number; headers: HeaderReader; text: string };
-    const deadline = new Deadline(this.config.timeoutMs);
-    try {
-      // undici's own request API rather than fetch: the same client without the web-streams
-      // machinery, which was most of a publish worker's HTTP cost. It follows no redirects. One
-      // deadline for the whole exchange (undici's own header/body timeouts tick too coarsely).
-      const res = await httpRequest(this.url(request.path, query), {
-        method: request.method,
-        headers,
-        body,
-        dispatcher: this.agent,
-        signal: deadline.signal,
-      });
-      answer = { status: res.statusCode, headers: headerReader(res.headers), text: await res.body.text() };
-    } catch (cause) {
-      return deadline.expired
-        ? {
-            ok: false,
-            error: transportError(
-              'timeout',
-              `Graph API did not answer within ${this.config.timeoutMs} ms (${label})`,
-              cause,
-            ),
-          }
-        : {
-            ok: false,
-            error: transportError(
-              'network',
-              `Graph API unreachable (${label}): ${describeNetworkError(cause)}`,
-              cause,
-            ),
-          };
-    } finally {
-      deadline.clear();
-    }
-    return this.read(answer, label);
+    return { url: this.url(request.path, query), headers, body };
   }
 
   private read(

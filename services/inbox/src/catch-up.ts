@@ -8,7 +8,7 @@ import type {
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
-import type { NewConversation } from './inbox-rows.ts';
+import type { NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import type { MessageRow } from './views.ts';
 
@@ -145,24 +145,7 @@ export class CatchUp {
       });
       const stored = await store.insertMessages(
         tx,
-        history.map((row) => ({
-          id: newId('message'),
-          conversationId,
-          ...base,
-          direction: row.outbound ? 'outbound' : 'inbound',
-          kind: row.kind,
-          platformMessageId: row.platformId,
-          sender: row.sender,
-          text: row.text,
-          attachments: row.attachments,
-          parentPlatformId: row.parentPlatformId,
-          source: row.outbound ? 'network' : null,
-          state: 'sent',
-          idempotencyKey: null,
-          requestHash: null,
-          createdAt: row.at,
-          storedAt: at,
-        })),
+        history.map((row) => historyMessage(row, { ...base, conversationId }, at)),
       );
       // History is read already: it counts in the conversation but never as unread.
       const counts = stored.map((m) => ({
@@ -175,6 +158,31 @@ export class CatchUp {
       return { result: stored.length, events: [] };
     });
   }
+}
+
+/** A message read from the network's history, as the store writes it. */
+function historyMessage(
+  row: HistoryRow,
+  place: Pick<NewMessage, 'conversationId' | 'partnerId' | 'workspaceId' | 'accountId'>,
+  storedAt: Date,
+): NewMessage {
+  return {
+    id: newId('message'),
+    ...place,
+    direction: row.outbound ? 'outbound' : 'inbound',
+    kind: row.kind,
+    platformMessageId: row.platformId,
+    sender: row.sender,
+    text: row.text,
+    attachments: row.attachments,
+    parentPlatformId: row.parentPlatformId,
+    source: row.outbound ? 'network' : null,
+    state: 'sent',
+    idempotencyKey: null,
+    requestHash: null,
+    createdAt: row.at,
+    storedAt,
+  };
 }
 
 interface HistoryRow {

@@ -1,3 +1,5 @@
+import type { Caller } from '@svc/db';
+import type { ConversationFilter } from './inbox-rows.ts';
 /**
  * The inbox store's longer SQL statements (see InboxStore), kept apart so the store reads as what
  * it does. Unqualified names resolve in the `inbox` schema (the pool's search_path).
@@ -66,3 +68,50 @@ export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHER
        WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
        RETURNING c.*, (SELECT po.post_id FROM published_objects po
                        WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`;
+
+export const MARK_SENT = `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
+       WHERE id = $1 AND state = 'sending'`;
+
+export const ADOPT_SENDING = `UPDATE messages SET state = 'sent', platform_message_id = $3
+       WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND state = 'sending'
+                   AND text IS NOT DISTINCT FROM $2 ORDER BY stored_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING id`;
+
+export const INSERT_PUBLISHED_OBJECTS = `INSERT INTO published_objects (platform_id, post_id, workspace_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`;
+
+/** A workspace's inbox, messages first (they reference conversations). */
+export const PURGE_WORKSPACE = [
+  'DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE workspace_id = $1)',
+  'DELETE FROM conversations WHERE workspace_id = $1',
+  'DELETE FROM published_objects WHERE workspace_id = $1',
+];
+
+export const UPDATE_CONVERSATION = `UPDATE conversations SET
+         unread_count = CASE WHEN $2 THEN 0 ELSE unread_count END,
+         archived = COALESCE($3, archived),
+         updated_at = $4
+       WHERE id = $1`;
+
+/** The WHERE conditions of a conversation list (alias `c`) and their values, in order. */
+export function conversationConditions(caller: Caller, filter: ConversationFilter) {
+  const where = [IN_SCOPE('c', '$1', '$2')];
+  const values: unknown[] = [caller.partnerId, caller.workspaceId ?? ''];
+  const add = (sql: (p: string) => string, value: unknown) => {
+    values.push(value);
+    where.push(sql(`$${values.length}`));
+  };
+  if (filter.workspaceId) add((p) => `c.workspace_id = ${p}`, filter.workspaceId);
+  if (filter.accountId) add((p) => `c.account_id = ${p}`, filter.accountId);
+  if (filter.kind) add((p) => `c.kind = ${p}`, filter.kind);
+  if (filter.unread !== undefined) add((p) => `(c.unread_count > 0) = ${p}`, filter.unread);
+  if (filter.archived !== undefined) add((p) => `c.archived = ${p}`, filter.archived);
+  if (filter.since) add((p) => `c.last_message_at > ${p}`, filter.since);
+  return { where, values };
+}
+
+export const CLAIM_PRIVATE_REPLY = `UPDATE messages SET private_reply_state = 'sending'
+       WHERE id = $1 AND private_reply_state IS NULL`;
+
+export const SETTLE_PRIVATE_REPLY = `UPDATE messages SET private_reply_state = $2, private_reply_id = $3
+       WHERE id = $1`;

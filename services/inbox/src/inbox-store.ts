@@ -5,13 +5,21 @@ import type pg from 'pg';
 import type { ConversationFilter, MessageCount, NewConversation, NewMessage } from './inbox-rows.ts';
 import { threadOf } from './inbox-rows.ts';
 import {
+  ADOPT_SENDING,
+  CLAIM_PRIVATE_REPLY,
   CONVERSATION,
   COUNT_MESSAGES,
+  conversationConditions,
   ENSURE_CONVERSATIONS,
   IN_SCOPE,
   INSERT_MESSAGES,
+  INSERT_PUBLISHED_OBJECTS,
+  MARK_SENT,
   MESSAGE,
+  PURGE_WORKSPACE,
+  SETTLE_PRIVATE_REPLY,
   THREADS,
+  UPDATE_CONVERSATION,
 } from './inbox-statements.ts';
 import type { ConversationRow, MessageRow } from './views.ts';
 
@@ -63,18 +71,7 @@ export class InboxStore {
 
   /** Newest activity first, as an inbox shows them. */
   async conversations(caller: Caller, filter: ConversationFilter) {
-    const where = [IN_SCOPE('c', '$1', '$2')];
-    const values: unknown[] = [caller.partnerId, caller.workspaceId ?? ''];
-    const add = (sql: (p: string) => string, value: unknown) => {
-      values.push(value);
-      where.push(sql(`$${values.length}`));
-    };
-    if (filter.workspaceId) add((p) => `c.workspace_id = ${p}`, filter.workspaceId);
-    if (filter.accountId) add((p) => `c.account_id = ${p}`, filter.accountId);
-    if (filter.kind) add((p) => `c.kind = ${p}`, filter.kind);
-    if (filter.unread !== undefined) add((p) => `(c.unread_count > 0) = ${p}`, filter.unread);
-    if (filter.archived !== undefined) add((p) => `c.archived = ${p}`, filter.archived);
-    if (filter.since) add((p) => `c.last_message_at > ${p}`, filter.since);
+    const { where, values } = conversationConditions(caller, filter);
     values.push(filter.limit, (filter.page - 1) * filter.limit);
     const { rows } = await this.pool.query<ConversationRow & { total: string }>(
       `${CONVERSATION.replace('SELECT c.*', 'SELECT c.*, count(*) OVER () AS total')}
@@ -96,14 +93,7 @@ export class InboxStore {
   }
 
   async updateConversation(id: string, change: { read: boolean; archived?: boolean | undefined }, now: Date) {
-    await this.pool.query(
-      `UPDATE conversations SET
-         unread_count = CASE WHEN $2 THEN 0 ELSE unread_count END,
-         archived = COALESCE($3, archived),
-         updated_at = $4
-       WHERE id = $1`,
-      [id, change.read, change.archived ?? null, now],
-    );
+    await this.pool.query(UPDATE_CONVERSATION, [id, change.read, change.archived ?? null, now]);
   }
 
   /** Oldest first; messages still being sent are not shown. */
@@ -249,11 +239,7 @@ export class InboxStore {
    * network's echo got there first and did it).
    */
   async markSent(db: Queryable, id: string, platformMessageId: string, at: Date): Promise<boolean> {
-    const { rowCount } = await db.query(
-      `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
-       WHERE id = $1 AND state = 'sending'`,
-      [id, platformMessageId, at],
-    );
+    const { rowCount } = await db.query(MARK_SENT, [id, platformMessageId, at]);
     return rowCount === 1;
   }
 
@@ -262,13 +248,7 @@ export class InboxStore {
    * oldest one being sent in this conversation with the same text.
    */
   async adoptSending(db: Queryable, conversationId: string, text: string | null, platformId: string) {
-    const { rows } = await db.query<{ id: string }>(
-      `UPDATE messages SET state = 'sent', platform_message_id = $3
-       WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND state = 'sending'
-                   AND text IS NOT DISTINCT FROM $2 ORDER BY stored_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING id`,
-      [conversationId, text, platformId],
-    );
+    const { rows } = await db.query<{ id: string }>(ADOPT_SENDING, [conversationId, text, platformId]);
     return rows[0]?.id;
   }
 
@@ -288,10 +268,7 @@ export class InboxStore {
 
   /** Claims a comment's one private reply; false when it is taken (being sent or sent). */
   async claimPrivateReply(id: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query(
-      `UPDATE messages SET private_reply_state = 'sending' WHERE id = $1 AND private_reply_state IS NULL`,
-      [id],
-    );
+    const { rowCount } = await this.pool.query(CLAIM_PRIVATE_REPLY, [id]);
     return rowCount === 1;
   }
 
@@ -302,31 +279,22 @@ export class InboxStore {
     state: 'sent' | 'not_allowed' | null,
     replyId: string | null = null,
   ) {
-    await db.query(`UPDATE messages SET private_reply_state = $2, private_reply_id = $3 WHERE id = $1`, [
-      id,
-      state,
-      replyId,
-    ]);
+    await db.query(SETTLE_PRIVATE_REPLY, [id, state, replyId]);
   }
 
   async recordPublishedObjects(objects: { platformId: string; postId: string; workspaceId: string }[]) {
     if (objects.length === 0) return;
-    await this.pool.query(
-      `INSERT INTO published_objects (platform_id, post_id, workspace_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`,
-      [objects.map((o) => o.platformId), objects.map((o) => o.postId), objects.map((o) => o.workspaceId)],
-    );
+    await this.pool.query(INSERT_PUBLISHED_OBJECTS, [
+      objects.map((o) => o.platformId),
+      objects.map((o) => o.postId),
+      objects.map((o) => o.workspaceId),
+    ]);
   }
 
   /** `workspace.deleted`: its conversations, messages and published objects go. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
     await transaction(this.pool, async (tx) => {
-      await tx.query(
-        'DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE workspace_id = $1)',
-        [workspaceId],
-      );
-      await tx.query('DELETE FROM conversations WHERE workspace_id = $1', [workspaceId]);
-      await tx.query('DELETE FROM published_objects WHERE workspace_id = $1', [workspaceId]);
+      for (const statement of PURGE_WORKSPACE) await tx.query(statement, [workspaceId]);
     });
   }
 }

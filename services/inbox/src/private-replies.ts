@@ -6,9 +6,13 @@ import { newId } from '@svc/ids';
 import type { AccountsDirectory } from './accounts-directory.ts';
 import { earlierSend, type Idempotency } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
+import type { NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { checkText } from './text-limits.ts';
 import { type MessageRow, messageView, privateReply } from './views.ts';
+
+/** What the network answered to the send. */
+type SentReply = { recipient_id?: string | undefined; message_id?: string | undefined };
 
 /** The network's refusal of a comment that cannot take a private reply (facts §4.4). */
 const NOT_VALID_FOR_PRIVATE_REPLY = 2534025;
@@ -46,7 +50,7 @@ export class PrivateReplies {
     checkText(req.text, account.network, 'dm');
     if (!(await store.claimPrivateReply(comment.id)))
       throw errors.conflict('this comment already has its private reply (sent or being sent)');
-    let sent: { recipient_id?: string | undefined; message_id?: string | undefined };
+    let sent: SentReply;
     try {
       const token = await this.deps.accounts.token(account.id);
       const commentId = comment.platform_message_id ?? '';
@@ -79,59 +83,77 @@ export class PrivateReplies {
     comment: MessageRow,
     network: string,
     req: PrivateReplyRequest,
-    sent: { recipient_id?: string | undefined; message_id?: string | undefined },
+    sent: SentReply,
   ): Promise<string> {
     const { store, events, now } = this.deps;
-    const contactId = sent.recipient_id ?? comment.sender?.id ?? '';
-    const contact = {
-      id: contactId,
-      name: comment.sender?.name ?? null,
-      handle: comment.sender?.handle ?? null,
-      avatar_url: null,
-    };
     return store.write(async (tx) => {
-      const conversationId = await store.ensureConversation(tx, {
-        id: newId('conversation'),
-        partnerId: comment.partner_id,
-        workspaceId: comment.workspace_id,
-        accountId: comment.account_id,
-        network,
-        kind: 'dm',
-        threadKey: contactId,
-        contact,
-        object: null,
-        at: now(),
-      });
-      const id = newId('message');
-      const platformId = sent.message_id ?? null;
-      const inserted = await store.insertMessage(tx, {
-        id,
-        conversationId,
-        partnerId: comment.partner_id,
-        workspaceId: comment.workspace_id,
-        accountId: comment.account_id,
-        direction: 'outbound',
-        kind: 'private_reply',
-        platformMessageId: platformId,
-        sender: null,
-        text: req.text,
-        attachments: [],
-        parentPlatformId: comment.platform_message_id,
-        source: req.source,
-        state: 'sent',
-        idempotencyKey: req.idempotency?.key || null,
-        requestHash: req.idempotency?.requestHash || null,
-        createdAt: now(),
-        storedAt: now(),
-      });
+      const conversationId = await store.ensureConversation(
+        tx,
+        this.commenterConversation(comment, network, sent),
+      );
+      const reply = this.replyMessage(comment, conversationId, req, sent);
+      const inserted = await store.insertMessage(tx, reply);
       // Its echo got here first and recorded it: that one is the private reply.
+      const platformId = reply.platformMessageId;
       const replyId = inserted
-        ? id
-        : ((platformId && (await store.messageByPlatformId(tx, comment.account_id, platformId))?.id) ?? id);
+        ? reply.id
+        : ((platformId && (await store.messageByPlatformId(tx, comment.account_id, platformId))?.id) ??
+          reply.id);
       await store.settlePrivateReply(tx, comment.id, 'sent', replyId);
       if (!inserted) return { result: replyId, events: [] };
       await store.countMessage(tx, conversationId, { at: now(), inbound: false, unread: false }, now());
-      return { result: id, events: await events.announce(tx, [id]) };
+      return { result: reply.id, events: await events.announce(tx, [reply.id]) };
     });
+  }
+
+  /** The commenter's DM conversation, where the network puts a private reply. */
+  private commenterConversation(comment: MessageRow, network: string, sent: SentReply): NewConversation {
+    const contactId = sent.recipient_id ?? comment.sender?.id ?? '';
+    return {
+      id: newId('conversation'),
+      partnerId: comment.partner_id,
+      workspaceId: comment.workspace_id,
+      accountId: comment.account_id,
+      network,
+      kind: 'dm',
+      threadKey: contactId,
+      contact: {
+        id: contactId,
+        name: comment.sender?.name ?? null,
+        handle: comment.sender?.handle ?? null,
+        avatar_url: null,
+      },
+      object: null,
+      at: this.deps.now(),
+    };
+  }
+
+  private replyMessage(
+    comment: MessageRow,
+    conversationId: string,
+    req: PrivateReplyRequest,
+    sent: SentReply,
+  ): NewMessage {
+    const now = this.deps.now();
+    return {
+      id: newId('message'),
+      conversationId,
+      partnerId: comment.partner_id,
+      workspaceId: comment.workspace_id,
+      accountId: comment.account_id,
+      direction: 'outbound',
+      kind: 'private_reply',
+      platformMessageId: sent.message_id ?? null,
+      sender: null,
+      text: req.text,
+      attachments: [],
+      parentPlatformId: comment.platform_message_id,
+      source: req.source,
+      state: 'sent',
+      idempotencyKey: req.idempotency?.key || null,
+      requestHash: req.idempotency?.requestHash || null,
+      createdAt: now,
+      storedAt: now,
+    };
   }
 }
