@@ -11,6 +11,10 @@ export function publishingConfigSchema(env = process.env) {
     // What this process runs: the gRPC API, the publish workers and scheduler, or both (default).
     // Split, the API answers promptly however busy the workers are, and each scales on its own.
     PUBLISHING_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
+    // Publish jobs a worker replica runs at once. A job mostly waits on the network (an Instagram
+    // target holds its slot for its container's processing), so a replica's throughput is this
+    // divided by the network's latency per target, far below what its CPU could do.
+    PUBLISH_CONCURRENCY: envInt(16, { min: 1, max: 1_000 }),
     // This service's credential for the accounts token vault (one of its TOKEN_VAULT_CLIENTS).
     TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-publishing'),
     // Media files: a local volume by default (the storage interface admits an S3-compatible store).

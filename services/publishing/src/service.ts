@@ -47,7 +47,7 @@ export function startPublishing(
     const now = options.now ?? (() => new Date());
     const parts = await openCollaborators(runtime, config, logger, now);
     const port = config.PUBLISHING_ROLE === 'worker' ? 0 : await serveApi(runtime, config, parts);
-    if (config.PUBLISHING_ROLE !== 'api') await runWorkers(runtime, parts);
+    if (config.PUBLISHING_ROLE !== 'api') await runWorkers(runtime, parts, config.PUBLISH_CONCURRENCY);
     const { prisma, pool } = parts;
     runtime.every('purge idempotency keys', HOUR_MS, () => purgeIdempotencyKeys({ db: prisma, now }));
     const opsPort = await runtime.startOps({ port: config.OPS_PORT });
@@ -105,11 +105,11 @@ async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts
 }
 
 /** The publish worker and scheduler, and the purge of deleted workspaces. */
-async function runWorkers(runtime: ServiceRuntime, parts: Collaborators): Promise<void> {
+async function runWorkers(runtime: ServiceRuntime, parts: Collaborators, concurrency: number): Promise<void> {
   const { bus, store, workspaces, logger, now } = parts;
   const settlement = new Settlement(store, workspaces, logger, now);
   const jobs = new PublishJobs({ ...parts, settlement });
-  await runPublishWorker(runtime, { bus, jobs, store, now });
+  await runPublishWorker(runtime, { bus, jobs, store, now, concurrency });
   await purgeDeletedWorkspaces(runtime, bus, parts);
 }
 

@@ -8,15 +8,17 @@ const SCHEDULER_TICK_MS = 1_000;
 const DUE_BATCH = 50;
 
 /**
- * The publish worker: takes publish jobs from the JOBS work queue (concurrency and ack wait from
- * the catalog), and starts scheduled posts whose time has come (claimed with SKIP LOCKED, so
+ * The publish worker: takes publish jobs from the JOBS work queue (ack wait from the catalog,
+ * `concurrency` jobs at once), and starts scheduled posts whose time has come (claimed with SKIP LOCKED, so
  * several replicas share the work and a post starts once). Targets whose account was
  * disconnected meanwhile fail in their job (spec 3, rule 2).
  */
 export async function runPublishWorker(
   runtime: ServiceRuntime,
-  deps: { bus: Bus; jobs: PublishJobs; store: PostStore; now: () => Date },
+  deps: { bus: Bus; jobs: PublishJobs; store: PostStore; now: () => Date; concurrency: number },
 ): Promise<void> {
-  await runtime.consume(deps.bus, CONSUMERS.publishingWorkers, (job) => deps.jobs.handle(job));
+  await runtime.consume(deps.bus, CONSUMERS.publishingWorkers, (job) => deps.jobs.handle(job), {
+    concurrency: deps.concurrency,
+  });
   runtime.every('scheduler', SCHEDULER_TICK_MS, () => deps.store.startDue(deps.now(), DUE_BATCH));
 }
