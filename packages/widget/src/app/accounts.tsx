@@ -38,8 +38,11 @@ export function Accounts({ ctx }: { ctx: Ctx }) {
     setNotice({ kind: 'info', text: `Finish connecting ${networkName(network)} in the window that opened.` });
     try {
       const { url } = await ctx.api.post<{ url: string }>('/connect', { network });
-      if (popup) popup.location.href = url;
-      else setManualUrl(url);
+      const flow = new URL(url, location.href);
+      // Our hosted flow then ends on a page that closes the popup by itself.
+      if (flow.origin === location.origin) flow.searchParams.set('popup', '1');
+      if (popup) popup.location.href = flow.href;
+      else setManualUrl(flow.href);
     } catch (error) {
       popup?.close();
       setNotice({ kind: 'problem', text: failureText(error) });
