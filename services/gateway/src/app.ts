@@ -13,6 +13,8 @@ import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
+import { embedAppRoutes } from './embed/app-routes.ts';
+import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
@@ -87,6 +89,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onRequest', authenticate(deps));
   app.addHook('onResponse', logRequest(requestLog));
+  allowSessionLookupFromHosts(app, clients.identity);
 
   const routes = allRoutes(clients, config);
   for (const route of routes) registerRoute(app, route, deps.idempotency);
@@ -106,7 +109,8 @@ function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHand
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    if (!isAuthenticatedRoute(route)) return;
+    // A CORS preflight carries no credentials by design (see embed/session-cors.ts).
+    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route)) return;
     const { principal, limit } = await authenticateRequest(
       request.headers.authorization,
       limiter,
@@ -159,6 +163,8 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
     limitPerMinute: config.UNAUTHENTICATED_LIMIT_PER_MINUTE,
   };
   for (const prefix of CONNECT_PREFIXES) app.register(connectRoutes(connectDeps), { prefix });
+  // The embeddable widget: its loader, its app bundle and the iframe page.
+  app.register(embedAppRoutes({ ...connectDeps, identity: clients.identity }));
   app.register(
     metaWebhookRoutes({
       bus,
