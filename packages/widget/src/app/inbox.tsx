@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { failureText, type Page } from './api.ts';
 import type { ConversationView, Ctx } from './context.ts';
-import { formatTime, networkName } from './labels.ts';
+import { conversationTitle, formatTime, networkName } from './labels.ts';
 import { Notice, type NoticeValue } from './notice.tsx';
 import { Thread } from './thread.tsx';
 
@@ -72,10 +72,4 @@ export function Inbox({ ctx }: { ctx: Ctx }) {
       )}
     </section>
   );
-}
-
-export function conversationTitle(c: ConversationView): string {
-  if (c.kind === 'dm') return c.contact?.name ?? (c.contact?.handle ? `@${c.contact.handle}` : 'Someone');
-  const caption = c.object?.caption?.trim();
-  return caption ? `Comments on “${caption.slice(0, 60)}”` : 'Comments on a post';
 }

@@ -1,3 +1,5 @@
+import type { ConversationView } from '@svc/contracts/public';
+
 /** Words and formats the screens share: network names, account states, dates in the host's locale. */
 export const NETWORKS = [
   { id: 'page_network', name: 'Facebook Page', action: 'Connect a Facebook Page' },
@@ -35,4 +37,10 @@ export function formatTime(iso: string | null | undefined): string {
   } catch {
     return date.toISOString();
   }
+}
+
+export function conversationTitle(c: ConversationView): string {
+  if (c.kind === 'dm') return c.contact?.name ?? (c.contact?.handle ? `@${c.contact.handle}` : 'Someone');
+  const caption = c.object?.caption?.trim();
+  return caption ? `Comments on “${caption.slice(0, 60)}”` : 'Comments on a post';
 }

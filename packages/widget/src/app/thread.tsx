@@ -1,8 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { failureText, type Page } from './api.ts';
 import { type ConversationView, type Ctx, eventData, type MessageView } from './context.ts';
-import { conversationTitle } from './inbox.tsx';
-import { formatTime } from './labels.ts';
+import { conversationTitle, formatTime } from './labels.ts';
 import { Notice, type NoticeValue } from './notice.tsx';
 import { ReplyBox } from './reply-box.tsx';
 

@@ -7,7 +7,7 @@ import { api, eventually, Receiver } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostServer } from './host-page.ts';
+import { HostServer } from './widget-host.ts';
 
 /**
  * The widget in real headless Chromium, mounted by a partner's page on another origin: connect in
