@@ -44,6 +44,8 @@ const PATHS = [
   '/v1/conversations/conv_x/messages',
   '/v1/messages/msg_x/private-reply',
   '/v1/accounts/acc_x/inbox-sync',
+  '/v1/embed-sessions',
+  '/v1/embed-sessions/emb_x',
 ];
 const BODIES = [
   '{bad json',
@@ -175,6 +177,8 @@ describe('OpenAPI', () => {
       '/v1/conversations',
       '/v1/conversations/{id}',
       '/v1/conversations/{id}/messages',
+      '/v1/embed-sessions',
+      '/v1/embed-sessions/{id}',
       '/v1/events',
       '/v1/events/{id}/deliveries',
       '/v1/events/{id}/redeliver',

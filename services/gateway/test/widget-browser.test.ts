@@ -93,8 +93,8 @@ function appFrame(page: Page): Frame {
 async function checkScreen(page: Page, name: string) {
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
   const frame = appFrame(page);
-  const overflow = await frame.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  const overflow = await frame.evaluate<number>(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
   );
   expect(overflow, `${name}: wider than its frame`).toBeLessThanOrEqual(0);
   // The app's CSP allows only its own script: axe runs through the DevTools protocol instead.
@@ -159,11 +159,9 @@ describe('the widget in a partner page', () => {
       app.getByRole('button', { name: 'Connect a Facebook Page' }).click(),
     ]);
     await popup.waitForURL((url) => url.origin === sandboxOrigin);
-    expect(await popup.evaluate(() => window.opener !== null)).toBe(true);
-    await popup.evaluate(() => {
-      window.opener = null;
-    });
-    expect(await popup.evaluate(() => window.opener)).toBeNull();
+    expect(await popup.evaluate('window.opener !== null')).toBe(true);
+    await popup.evaluate('window.opener = null');
+    expect(await popup.evaluate('window.opener === null')).toBe(true);
     await approveIn(popup, sam.user.id);
     const connected = await waitForEvent(page, 'account.connected', 10_000);
     expect(connected.map((e) => e.data.account.display_name)).toContain('Corner Cafe');
@@ -230,14 +228,15 @@ describe('the widget in a partner page', () => {
     const session = await mint();
     const { context, page, app } = await mountWidget('publish', session.token);
     await app.getByLabel('Caption').fill('Fresh bread at 7 #bakery');
-    const jpeg = await page.evaluate(async () => {
+    // A square JPEG drawn by the browser itself (Instagram takes ratios 0.8 to 1.91).
+    const jpeg = await page.evaluate<number[]>(`(async () => {
       const canvas = new OffscreenCanvas(600, 600);
-      const g = canvas.getContext('2d') as OffscreenCanvasRenderingContext2D;
+      const g = canvas.getContext('2d');
       g.fillStyle = '#c87828';
       g.fillRect(0, 0, 600, 600);
       const blob = await canvas.convertToBlob({ type: 'image/jpeg' });
       return Array.from(new Uint8Array(await blob.arrayBuffer()));
-    });
+    })()`);
     await app
       .getByLabel(/^Images/)
       .setInputFiles({ name: 'bread.jpg', mimeType: 'image/jpeg', buffer: Buffer.from(jpeg) });

@@ -38,7 +38,6 @@ export function Composer({ ctx }: { ctx: Ctx }) {
   }, []);
 
   const body = () => ({
-    workspace: ctx.session.workspace,
     caption,
     media: media.map((m) => m.id),
     targets,
@@ -61,7 +60,6 @@ export function Composer({ ctx }: { ctx: Ctx }) {
   async function upload(files: FileList | null) {
     for (const file of Array.from(files ?? [])) {
       const form = new FormData();
-      form.append('workspace', ctx.session.workspace);
       form.append('file', file);
       try {
         const record = await ctx.api.post<MediaView>('/media', form);

@@ -6,8 +6,7 @@ import type { StreamEvent } from './stream.ts';
 /** What every screen receives: the API, the live events, the host's events and the session. */
 export interface Session {
   id: string;
-  workspace: string;
-  workspace_name?: string;
+  workspace: { id: string; name: string };
   surfaces: string[];
   expires_at: string;
 }

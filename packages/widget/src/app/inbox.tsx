@@ -23,7 +23,7 @@ export function Inbox({ ctx }: { ctx: Ctx }) {
   useEffect(() => {
     void load();
     return ctx.subscribe((event) => {
-      if (event.type.startsWith('message.') || event.type.startsWith('conversation.')) void load();
+      if (/^(message|comment|conversation)\./.test(event.type)) void load();
     });
   }, []);
 
