@@ -168,7 +168,7 @@ export function Composer({ ctx }: { ctx: Ctx }) {
           onInput={(e) => setScheduleAt((e.target as HTMLInputElement).value)}
         />
 
-        <Checks check={check} />
+        <Checks check={check} accounts={accounts ?? []} />
         <div class="actions">
           <button type="submit" disabled={busy || check.state !== 'ok'}>
             {busy ? 'Sending…' : scheduleAt ? 'Schedule' : 'Publish'}
@@ -179,7 +179,8 @@ export function Composer({ ctx }: { ctx: Ctx }) {
   );
 }
 
-function Checks({ check }: { check: Check }) {
+function Checks({ check, accounts }: { check: Check; accounts: AccountView[] }) {
+  const named = (id: string) => accounts.find((a) => a.id === id);
   return (
     <div class="checks" aria-live="polite">
       <h2>Checks</h2>
@@ -190,12 +191,18 @@ function Checks({ check }: { check: Check }) {
         <ul class="plain">
           {check.run.targets.map((t) => (
             <li key={t.account} class="check ok">
-              {networkName(t.network)} @{t.username}: ready ({t.would_send.kind.replace('_', ' ')}
-              {t.would_send.converted_to_jpeg.length > 0 ? ', converted to JPEG' : ''})
+              {checkLine(named(t.account), t)}
             </li>
           ))}
         </ul>
       )}
     </div>
   );
+}
+
+/** "@name (Instagram): ready to send as carousel, converted to JPEG". */
+function checkLine(account: AccountView | undefined, target: PostDryRunView['targets'][number]): string {
+  const who = account ? accountName(account) : target.username;
+  const converted = target.would_send.converted_to_jpeg.length > 0 ? ', converted to JPEG' : '';
+  return `${who} (${networkName(target.network)}): ready to send as ${target.would_send.kind.replace('_', ' ')}${converted}`;
 }

@@ -14,7 +14,7 @@ export function appPage(input: { allowedOrigins: string[]; version: string }): s
 <link rel="stylesheet" href="app.${input.version}.css">
 </head>
 <body data-origins="${JSON.stringify(input.allowedOrigins)}">
-<div id="app"><p>Loading…</p></div>
+<main id="app"><p>Loading…</p></main>
 <script src="app.${input.version}.js"></script>
 </body>
 </html>`.value;
