@@ -20,6 +20,7 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 interface WidgetEvent {
   name: string;
+  at: number;
   data: { account: AccountView; message: MessageView; post: PostView };
 }
 
@@ -126,6 +127,10 @@ describe('the widget in a partner page', () => {
   it('connects a Page and its Instagram account in a popup', { timeout: 30_000 }, async () => {
     const session = await mint();
     const { context, page, app } = await mountWidget('connect', session.token);
+    // First render: from the partner page's start to the widget's ready (its session read).
+    const [ready] = await waitForEvent(page, 'ready');
+    console.log(`widget ready ${Math.round(ready?.at ?? 0)} ms after the host page started`);
+    expect(ready?.at).toBeLessThan(1_000);
     expect(page.frames().some((f) => f.url().includes(session.token))).toBe(false);
     await expect(app.getByText('No account is connected yet.').count()).resolves.toBe(1);
     await checkScreen(page, 'accounts-empty');
@@ -194,13 +199,17 @@ describe('the widget in a partner page', () => {
     expect(elapsed).toBeLessThan(2_000);
     await checkScreen(page, 'inbox');
 
-    await app.getByRole('button', { name: /Rita Moreno/ }).click();
+    // By keyboard: the conversation is a button, the reply box a labelled field.
+    await app.getByRole('button', { name: /Rita Moreno/ }).focus();
+    await page.keyboard.press('Enter');
     await app.getByText('Do you have sourdough today?').waitFor();
     await app.getByText(/Reply window open/).waitFor();
     await checkScreen(page, 'thread');
 
-    await app.getByLabel('Your message').fill('Yes, until noon!');
-    await app.getByRole('button', { name: 'Send' }).click();
+    await app.getByLabel('Your message').focus();
+    await page.keyboard.type('Yes, until noon!');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
     const [sent] = await waitForEvent(page, 'message.sent');
     expect(sent?.data.message).toMatchObject({
       text: 'Yes, until noon!',
@@ -291,6 +300,37 @@ describe('the widget in a partner page', () => {
     await context.close();
   });
 
+  // Guarantee: widget.js is cacheable and versioned (ETag, 304 on revalidation); the session is
+  // readable cross-origin from allowed origins only; an unknown session's app page says so, is
+  // never framed and never cached.
+  it('serves the loader cacheable, the session to allowed origins, and no unknown session', async () => {
+    const gateway = stack.gateway.url;
+    const loader = await fetch(`${gateway}/embed/widget.js`);
+    expect(loader.status).toBe(200);
+    expect(loader.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(loader.headers.get('cache-control')).toContain('max-age=300');
+    const etag = loader.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[0-9a-f]{12}"$/);
+    const again = await fetch(`${gateway}/embed/widget.js`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+
+    const session = await mint();
+    const read = (origin: string) =>
+      fetch(`${gateway}/v1/embed/session`, { headers: { authorization: `Bearer ${session.token}`, origin } });
+    const allowed = await read(host.origin);
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(host.origin);
+    const foreign = await read(`http://localhost:${host.port}`);
+    expect(foreign.status).toBe(200);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+
+    const unknown = await fetch(`${gateway}/embed/app?session=emb_doesnotexist`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(unknown.headers.get('cache-control')).toBe('no-store');
+    expect(await unknown.text()).toContain('This session has ended');
+  });
+
   // Guarantee: ending a session shows a clear message in the open widget and tells the host
   // (session.expired); mounting with an ended token says so as well.
   it('shows an ended session and emits session.expired', { timeout: 20_000 }, async () => {
@@ -300,6 +340,7 @@ describe('the widget in a partner page', () => {
     await waitForEvent(page, 'session.expired');
     await app.getByRole('heading', { name: 'This session has ended' }).waitFor();
     await checkScreen(page, 'session-ended');
+    expect((await fetch(`${stack.gateway.url}/embed/app?session=${session.id}`)).status).toBe(404);
 
     const again = await mountWidget('inbox', session.token, false);
     await waitForEvent(again.page, 'session.expired');

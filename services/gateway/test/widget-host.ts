@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
  * A partner's page on its own origin (another port of 127.0.0.1, or `localhost` for an origin the
  * session does not allow), as a partner's server would render it: the token minted server-side
  * is written into the page, which includes widget.js from the gateway and mounts the widget.
- * Every event the widget sends is collected in `window.widgetEvents`.
+ * Every event the widget sends is collected in `window.widgetEvents`, with the time since the
+ * page started loading (`at`, ms).
  */
 export interface HostPage {
   surface: 'connect' | 'inbox' | 'publish';
@@ -63,7 +64,7 @@ export class HostServer {
 <script src="${this.gatewayUrl}/embed/widget.js"></script>
 <script>
 const widget = SocialWidget.mount(document.getElementById('widget'), ${JSON.stringify({ token: page.token, surface: page.surface })});
-for (const name of ${JSON.stringify(EVENTS)}) widget.on(name, (data) => window.widgetEvents.push({ name, data }));
+for (const name of ${JSON.stringify(EVENTS)}) widget.on(name, (data) => window.widgetEvents.push({ name, data, at: performance.now() }));
 </script>`;
     return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
