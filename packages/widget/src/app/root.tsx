@@ -44,7 +44,10 @@ export function Root({ host }: { host: Host }) {
     if (expired) host.emit('session.expired');
   }, [expired]);
   useEffect(() => {
-    if (session) host.emit('ready', { surface });
+    if (!session) return;
+    // The first render with data, measurable from the frame (performance marks are per document).
+    performance.mark('widget-ready');
+    host.emit('ready', { surface });
   }, [session]);
 
   const ctx = useMemo<Ctx | null>(

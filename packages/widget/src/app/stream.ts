@@ -3,6 +3,9 @@
  * travels in the Authorization header (EventSource would need it in the URL). Reconnects after a
  * drop, with a growing pause; a 401 or a `session.expired` event ends it for good.
  */
+/** Not from the server: the stream is back after a drop, and what it missed is unknown. */
+export const RECONNECTED = 'stream.reconnected';
+
 export interface StreamEvent {
   type: string;
   data: unknown;
@@ -15,6 +18,7 @@ export function openStream(
 ): () => void {
   const controller = new AbortController();
   let pause = 500;
+  let opened = false;
   const run = async () => {
     while (!controller.signal.aborted) {
       try {
@@ -26,6 +30,9 @@ export function openStream(
         if (response.status === 401) return onExpired();
         if (response.ok && response.body) {
           pause = 500;
+          // Events are not replayed: after a drop the screens read their lists again.
+          if (opened) onEvent({ type: RECONNECTED, data: null });
+          opened = true;
           await readEvents(response.body, (event) => {
             if (event.type === 'session.expired') {
               controller.abort();

@@ -144,6 +144,9 @@ function streamRoute(streams: EmbedStreams | undefined): AnyRoute {
       reply.header('Content-Type', 'text/event-stream; charset=utf-8');
       reply.header('Cache-Control', 'no-store');
       reply.header('X-Accel-Buffering', 'no');
+      // The connection ends with the stream: left open for keep-alive, it would hold a stopping
+      // gateway's close until the keep-alive timeout.
+      reply.header('Connection', 'close');
       return streams.open(principal);
     },
   });
