@@ -32,6 +32,8 @@ let call: ReturnType<typeof api>;
 let workspace: string;
 let sandboxOrigin = '';
 let jane: { user: { id: string } };
+/** The Page post the publish test published: the private-reply test comments on it. */
+let publishedOnPage = '';
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -273,8 +275,35 @@ describe('the widget in a partner page', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
       const post = await call('GET', `/v1/posts/${postId}`);
       expect(post.body.status, JSON.stringify(post.body)).toBe('published');
+      const onPage = (post.body.targets as PostView['targets']).find((t) => t.network === 'page_network');
+      publishedOnPage = onPage?.platform_post_id ?? '';
       return true;
     }, 15_000);
+    await context.close();
+  });
+
+  // Guarantee: a comment on a published post can be answered privately from the widget; the
+  // private reply goes out with source widget and the host receives message.sent.
+  it('answers a comment with a private reply', { timeout: 30_000 }, async () => {
+    expect(publishedOnPage).not.toBe('');
+    const session = await mint();
+    const { context, page, app } = await mountWidget('inbox', session.token);
+    await stack.sandboxControl('POST', `/__sandbox/pages/posts/${publishedOnPage}/comments`, {
+      from: { name: 'Jane Doe' },
+      text: 'Do you ship to Ireland?',
+    });
+    await app.getByRole('button', { name: /Comments on “Fresh bread at 7/ }).click();
+    await app.getByText('Do you ship to Ireland?').waitFor();
+    await checkScreen(page, 'comments');
+    await app.getByRole('button', { name: 'Reply privately' }).click();
+    await app.getByLabel('Private reply (sent as a direct message)').fill('We do: details sent by message');
+    await app.getByRole('button', { name: 'Send private reply' }).click();
+    const [sent] = await waitForEvent(page, 'message.sent');
+    expect(sent?.data.message).toMatchObject({
+      kind: 'private_reply',
+      source: 'widget',
+      direction: 'outbound',
+    });
     await context.close();
   });
 
