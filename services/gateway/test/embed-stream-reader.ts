@@ -1,5 +1,5 @@
 /** One Server-Sent Event as a client parses it. */
-export interface StreamEvent {
+interface StreamEvent {
   event: string;
   id?: string;
   data: string;

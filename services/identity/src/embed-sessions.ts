@@ -9,7 +9,7 @@ import { parseAllowedOrigins } from './embed-origins.ts';
 import type { EmbedSession } from './generated/prisma/client.ts';
 
 /** What a widget may do; a session grants some of them (every one by default). */
-export const SURFACES = ['connect', 'inbox', 'publish'] as const;
+const SURFACES = ['connect', 'inbox', 'publish'] as const;
 const DEFAULT_EXPIRES_IN_S = 3600;
 const MIN_EXPIRES_IN_S = 60;
 const MAX_EXPIRES_IN_S = 86_400;
