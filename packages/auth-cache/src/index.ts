@@ -12,11 +12,17 @@ import type { Redis } from 'ioredis';
  * `last_used` is a hash key_id → ms, written by the gateway and flushed to Postgres by identity.
  */
 export interface CachedPrincipal {
+  /** The API key's id, or the embed session's id. */
   key_id: string;
   partner_id: string;
   partner_slug: string;
   workspace_id: string | null;
   rate_limit_per_minute: number;
+  /**
+   * Embed sessions only: the surfaces granted, and the expiry (Unix ms) the gateway's script checks
+   * against Redis's clock, so an expired session is refused on every replica at the same instant.
+   */
+  embed?: { surfaces: string[]; expires_at_ms: number };
 }
 
 export const REVOKED = 'revoked';

@@ -13,7 +13,7 @@ export const STREAMS = {
   /** Partner-facing domain events; the webhooks service stores and delivers every one. */
   events: { name: 'EVENTS', subjects: ['account.>', 'post.>', 'message.>', 'comment.>'] },
   /** Internal signals between services, never delivered to partners. */
-  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>', 'accounts.>'] },
+  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>', 'accounts.>', 'embed.>'] },
   /**
    * What network providers send us, as received: the gateway verifies the signature and puts the
    * raw payload here; inbox (messages, comments) and accounts (permissions) consume it.
@@ -72,6 +72,10 @@ const postEvent = envelopeWith(
 );
 export type PostEvent = z.infer<typeof postEvent>;
 
+/** An embed session ended by its partner: `data.session.id` is the session. */
+const embedSessionSignal = envelopeWith(z.looseObject({ session: z.looseObject({ id: z.string() }) }));
+export type EmbedSessionSignal = z.infer<typeof embedSessionSignal>;
+
 /** A verified Meta webhook POST: `body` is the raw JSON text as Meta signed it. */
 const metaWebhook = z.object({ received_at: z.string(), body: z.string() });
 export type MetaWebhook = z.infer<typeof metaWebhook>;
@@ -103,6 +107,8 @@ export const SUBJECTS = {
    * profile): services drop what they cached of it.
    */
   accountChanged: signal('accounts.changed', 'internal', accountEvent),
+  /** An embed session was ended: gateways close its open streams. */
+  embedSessionEnded: signal('embed.session.ended', 'internal', embedSessionSignal),
   accountConnected: signal('account.connected', 'events', accountEvent),
   accountDisconnected: signal('account.disconnected', 'events', accountEvent),
   accountExpired: signal('account.expired', 'events', accountEvent),
@@ -142,6 +148,7 @@ export const SIGNALS = {
   workspaceDeleted: SUBJECTS.workspaceDeleted.name,
   workspaceUpdated: SUBJECTS.workspaceUpdated.name,
   accountChanged: SUBJECTS.accountChanged.name,
+  embedSessionEnded: SUBJECTS.embedSessionEnded.name,
   metaWebhook: SUBJECTS.metaWebhook.name,
   publishTarget: SUBJECTS.publishJob.name,
 } as const;

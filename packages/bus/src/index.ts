@@ -5,6 +5,7 @@ export {
   CONSUMERS,
   type ConsumerSettings,
   type DurableConsumer,
+  type EmbedSessionSignal,
   IN_ORDER,
   type JobSubject,
   type MetaWebhook,

@@ -9,6 +9,11 @@ export function generateApiKey(): string {
   return `${API_KEY_PREFIX}${randomBase62(SECRET_LENGTH)}`;
 }
 
+/** A new plain embed session token (`sve_…`); like keys, only its hash is stored. */
+export function generateEmbedToken(): string {
+  return `${EMBED_TOKEN_PREFIX}${randomBase62(SECRET_LENGTH)}`;
+}
+
 /** API keys and embed tokens are stored and looked up by SHA-256: high-entropy, so no salt/KDF needed. */
 export function hashToken(token: string): string {
   return sha256Hex(token);

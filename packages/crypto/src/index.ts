@@ -2,6 +2,7 @@ export {
   API_KEY_PREFIX,
   EMBED_TOKEN_PREFIX,
   generateApiKey,
+  generateEmbedToken,
   hashToken,
   keyDisplayPrefix,
 } from './api-keys.ts';

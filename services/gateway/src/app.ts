@@ -13,6 +13,9 @@ import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
+import { embedAppRoutes } from './embed/app-routes.ts';
+import { EmbedStreams } from './embed/event-streams.ts';
+import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
@@ -22,6 +25,8 @@ import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { conversationRoutes } from './routes/conversations.ts';
+import { embedRoutes } from './routes/embed.ts';
+import { embedSessionRoutes } from './routes/embed-sessions.ts';
 import { eventRoutes } from './routes/events.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { mediaFileRoutes, mediaRoutes } from './routes/media.ts';
@@ -47,13 +52,15 @@ export interface GatewayDeps {
 
 /**
  * Every public route, in one list: it registers handlers and generates the OpenAPI document.
- * `config` carries the upload limit (its default applies when left out, as in the matrix test).
+ * `config` carries the upload limit (its default applies when left out, as in the matrix test);
+ * `streams` serves the widget's event stream (left out where routes are only listed).
  */
 export function allRoutes(
   clients: ServiceClients,
   config?: Pick<GatewayConfig, 'MEDIA_MAX_BYTES'>,
+  streams?: EmbedStreams,
 ): AnyRoute[] {
-  return [
+  const rest = [
     ...workspaceRoutes(clients.identity),
     ...keyRoutes(clients.identity),
     ...accountRoutes(clients.accounts),
@@ -62,7 +69,9 @@ export function allRoutes(
     ...conversationRoutes(clients.inbox),
     ...webhookRoutes(clients.webhooks),
     ...eventRoutes(clients.webhooks),
+    ...embedSessionRoutes(clients.identity),
   ];
+  return [...rest, ...embedRoutes(rest, clients, streams)];
 }
 
 const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
@@ -87,8 +96,12 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onRequest', authenticate(deps));
   app.addHook('onResponse', logRequest(requestLog));
+  allowSessionLookupFromHosts(app, clients.identity);
 
-  const routes = allRoutes(clients, config);
+  const streams = new EmbedStreams(deps.bus, deps.logger, config.EMBED_HEARTBEAT_MS);
+  // Open streams never end by themselves: they end first, so the server's close can finish.
+  app.addHook('preClose', async () => streams.close());
+  const routes = allRoutes(clients, config, streams);
   for (const route of routes) registerRoute(app, route, deps.idempotency);
   const openapi = buildOpenApi(routes, '1.0.0');
   app.get('/v1/openapi.json', async () => openapi);
@@ -106,7 +119,8 @@ function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHand
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    if (!isAuthenticatedRoute(route)) return;
+    // A CORS preflight carries no credentials by design (see embed/session-cors.ts).
+    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route)) return;
     const { principal, limit } = await authenticateRequest(
       request.headers.authorization,
       limiter,
@@ -116,7 +130,7 @@ function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHand
     setRateLimitHeaders(reply, limit);
     if (!limit.allowed) {
       reply.header('Retry-After', String(retryAfterSeconds(limit)));
-      throw rateLimitedError(limit);
+      throw rateLimitedError(limit, principal);
     }
   };
 }
@@ -159,6 +173,8 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
     limitPerMinute: config.UNAUTHENTICATED_LIMIT_PER_MINUTE,
   };
   for (const prefix of CONNECT_PREFIXES) app.register(connectRoutes(connectDeps), { prefix });
+  // The embeddable widget: its loader, its app bundle and the iframe page.
+  app.register(embedAppRoutes({ ...connectDeps, identity: clients.identity }));
   app.register(
     metaWebhookRoutes({
       bus,

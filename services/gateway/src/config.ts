@@ -22,6 +22,8 @@ export function gatewayConfigSchema(env = process.env) {
     // Media uploads (multipart, POST /v1/media only): same default as publishing's MEDIA_MAX_BYTES.
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
+    // Comment lines on the widget's event stream, so proxies keep it open and dead clients show.
+    EMBED_HEARTBEAT_MS: envInt(15_000, { min: 100 }),
     // Set when a proxy in front of the gateway sets X-Forwarded-For (per-IP limits use it).
     TRUST_PROXY: envBoolean(false),
     // Seals the answers kept for Idempotency-Key replays (a minted workspace key among them).

@@ -1,6 +1,7 @@
 import { connectBus } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildGateway } from './app.ts';
 import { Limiter } from './auth/limiter.ts';
@@ -34,10 +35,20 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
     });
     const address = await app.listen({ port: config.PORT, host: config.HOST });
-    runtime.intake('HTTP server', () => app.close());
+    runtime.intake('HTTP server', () => closeGracefully(app, HTTP_GRACE_MS));
     logger.info({ address }, 'gateway listening');
     return { app, redis, url: address };
   });
+}
+
+/** How long requests in flight may take to finish at stop before their connections are cut. */
+const HTTP_GRACE_MS = 10_000;
+
+/** Graceful, then forced once the grace is over (as the runtime stops gRPC servers). */
+function closeGracefully(app: FastifyInstance, graceMs: number): Promise<void> {
+  const force = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  force.unref();
+  return app.close().finally(() => clearTimeout(force));
 }
 
 async function connectRedis(runtime: ServiceRuntime, config: GatewayConfig, logger: Logger): Promise<Redis> {

@@ -7,6 +7,7 @@ import type { ServiceClients } from '../src/clients.ts';
 
 let stack: Stack;
 let call: ReturnType<typeof api>;
+let widget: ReturnType<typeof api>;
 let workspace: string;
 
 beforeAll(async () => {
@@ -19,6 +20,15 @@ beforeAll(async () => {
   });
   call = api(stack.gateway.url, partner.key);
   workspace = (await call('POST', '/v1/workspaces', { name: 'opaque' })).body.id;
+  const session = await call('POST', '/v1/embed-sessions', {
+    workspace,
+    allowed_origins: ['https://a.example'],
+  });
+  await stack.identity.prisma.partner.update({
+    where: { id: partner.partnerId },
+    data: { embedRateLimitPerMinute: 100_000 },
+  });
+  widget = api(stack.gateway.url, session.body.token);
 });
 afterAll(() => stack.stop());
 
@@ -56,19 +66,26 @@ const KINDS = {
   keys: ['apiKey', 'API key'],
   conversations: ['conversation', 'conversation'],
   messages: ['message', 'message'],
+  'embed-sessions': ['embedSession', 'embed session'],
 } as const;
 
 /** The kind of the id a route's path names, and the owning service's wording (`<what> not found`). */
 function kindOf(url: string) {
-  return KINDS[url.includes(':key_id') ? 'keys' : (url.split('/')[2] as keyof typeof KINDS)];
+  const noun = url.split('/')[isWidget(url) ? 3 : 2] as keyof typeof KINDS;
+  return KINDS[url.includes(':key_id') ? 'keys' : noun];
 }
+
+/** The widget's routes (`/v1/embed/*`) are called with an embed session, with the REST bodies. */
+const isWidget = (url: string) => url.startsWith('/v1/embed/');
 
 describe('opaque ids', () => {
   const routes = allRoutes({} as ServiceClients).filter((route) => route.url.includes('/:'));
 
   // Guarantee (spec 2, ids are opaque): a well-formed request naming an object that does not exist
   // is 404 not_found, whatever the id looks like, on every route with an id in its path.
-  it('answers 404 not_found for any id that names nothing, on every route', async () => {
+  it('answers 404 not_found for any id that names nothing, on every route', {
+    timeout: 120_000,
+  }, async () => {
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {
       const name = `${route.method} ${route.url}`;
@@ -79,7 +96,8 @@ describe('opaque ids', () => {
         const path = route.url.includes(':key_id')
           ? route.url.replace(':id', workspace).replace(':key_id', shape)
           : route.url.replace(':id', shape);
-        const res = await call(route.method, path, BODIES[name]);
+        const caller = isWidget(route.url) ? widget : call;
+        const res = await caller(route.method, path, BODIES[name.replace('/v1/embed/', '/v1/')]);
         const context = `${route.method} ${path.slice(0, 80)} → ${res.status} ${JSON.stringify(res.body)}`;
         expect(res.status, context).toBe(404);
         expect(res.body.error.code, context).toBe('not_found');

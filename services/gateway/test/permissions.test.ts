@@ -8,9 +8,9 @@ import type { ServiceClients } from '../src/clients.ts';
 /**
  * Spec section 5, transcribed independently of the gateway's own table: for every route, the
  * expected status per caller. Callers: partner key, a workspace key of the workspace in the path,
- * a workspace key of another workspace, an embed session, no token.
- * Embed sessions (`sve_`) are not minted yet (a later issue): today an `sve_` token is unknown,
- * hence 401; this column becomes 403 when they exist.
+ * a workspace key of another workspace, an embed session of the workspace in the path, no token.
+ * An embed session reaches `/v1/embed/*` only: 403 on every route here. The `/v1/embed/*` routes,
+ * and expired and ended sessions on every route, are walked in permissions-embed.test.ts.
  */
 type Caller = 'partner' | 'ownWorkspace' | 'otherWorkspace' | 'embed' | 'none';
 const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
@@ -53,6 +53,9 @@ const EXPECTED: Record<string, Record<Caller, [number, string?]>> = {
   // The fixture's message is a direct message: a private reply answers comments, hence 400 unsupported.
   'POST /v1/messages/:id/private-reply': row(400, [400], [404, 'not_found']),
   'POST /v1/accounts/:id/inbox-sync': row(200, [200], [404, 'not_found']),
+  'POST /v1/embed-sessions': row(201, [403, 'forbidden'], [403, 'forbidden']),
+  'GET /v1/embed-sessions': row(200, [403, 'forbidden'], [403, 'forbidden']),
+  'DELETE /v1/embed-sessions/:id': row(204, [403, 'forbidden'], [403, 'forbidden']),
 };
 
 function row(
@@ -64,7 +67,7 @@ function row(
     partner: [partner],
     ownWorkspace: own,
     otherWorkspace: other,
-    embed: [401, 'unauthorized'],
+    embed: [403, 'forbidden'],
     none: [401, 'unauthorized'],
   };
 }
@@ -80,6 +83,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /v1/conversations/:id': { read: true },
   'POST /v1/conversations/:id/messages': { text: 'matrix' },
   'POST /v1/messages/:id/private-reply': { text: 'matrix' },
+  'POST /v1/embed-sessions': { workspace: ':own', allowed_origins: ['https://app.partner.example'] },
   // `:pixel` is a small PNG on a local file server (private addresses are allowed in development).
   'POST /v1/media': { workspace: ':own', url: ':pixel' },
 };
@@ -138,11 +142,14 @@ async function fixtures() {
   const draft = (
     await partner('POST', '/v1/posts', { workspace: own, caption: 'matrix', targets: [account], draft: true })
   ).body.id as string;
+  const session = (
+    await partner('POST', '/v1/embed-sessions', { workspace: own, allowed_origins: ['https://a.example'] })
+  ).body;
   const tokens: Record<Caller, string | undefined> = {
     partner: partnerKey,
     ownWorkspace: ownKey.key,
     otherWorkspace: otherKey.key,
-    embed: `sve_${'a'.repeat(40)}`,
+    embed: session.token,
     none: undefined,
   };
   const idIn = (url: string) =>
@@ -160,7 +167,9 @@ async function fixtures() {
           ? draft
           : url.startsWith('/v1/media/')
             ? media
-            : own;
+            : url.startsWith('/v1/embed-sessions/')
+              ? session.id
+              : own;
   const path = (url: string) => url.replace(':id', idIn(url)).replace(':key_id', victim);
   const body = (value: unknown) =>
     value === undefined
@@ -205,7 +214,7 @@ async function deliveredEvent(partner: ReturnType<typeof api>): Promise<string> 
 }
 
 describe('permission matrix', () => {
-  const routes = allRoutes({} as ServiceClients);
+  const routes = allRoutes({} as ServiceClients).filter((r) => !r.url.startsWith('/v1/embed/'));
 
   // Guarantee: no route exists without a row in the expected matrix.
   it('has an expectation for every route', () => {

@@ -2,6 +2,7 @@ import type { AuthCache } from '@svc/auth-cache';
 import type { OutboxRelay } from '@svc/bus';
 import type {
   ApiKey as ApiKeyMessage,
+  EmbedSession as EmbedSessionMessage,
   IdentityService,
   ServiceImplementation,
   Workspace,
@@ -10,7 +11,15 @@ import { errors } from '@svc/errors';
 import type pg from 'pg';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import type { Db } from './db.ts';
-import type { ApiKey } from './generated/prisma/client.ts';
+import {
+  authenticateEmbed,
+  checkEmbedSessionInput,
+  createEmbedSession,
+  describeEmbedSession,
+  endEmbedSession,
+  listEmbedSessions,
+} from './embed-sessions.ts';
+import type { ApiKey, EmbedSession } from './generated/prisma/client.ts';
 import { recordRequests } from './request-logs.ts';
 import {
   createWorkspace,
@@ -25,6 +34,7 @@ import {
 
 type WorkspaceInit = Omit<Workspace, '$typeName' | '$unknown'>;
 type ApiKeyInit = Omit<ApiKeyMessage, '$typeName' | '$unknown'>;
+type EmbedSessionInit = Omit<EmbedSessionMessage, '$typeName' | '$unknown'>;
 
 function toWorkspaceMessage(row: LiveWorkspace): WorkspaceInit {
   return {
@@ -50,6 +60,19 @@ function toApiKeyMessage(row: ApiKey): ApiKeyInit {
   };
 }
 
+function toEmbedSessionMessage(row: EmbedSession): EmbedSessionInit {
+  return {
+    id: row.id,
+    partnerId: row.partnerId,
+    workspaceId: row.workspaceId,
+    surfaces: row.surfaces,
+    allowedOrigins: row.allowedOrigins,
+    expiresAt: row.expiresAt.toISOString(),
+    createdAt: row.createdAt.toISOString(),
+    endedAt: row.endedAt?.toISOString() ?? '',
+  };
+}
+
 function parseSettings(json: string): Record<string, unknown> {
   const value: unknown = JSON.parse(json || '{}');
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -58,15 +81,21 @@ function parseSettings(json: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+export interface IdentityOptions {
+  /** Development: embed sessions may allow http origins on loopback (as webhook URLs may). */
+  allowLoopbackOrigins: boolean;
+}
+
 export function identityHandlers(
   db: Db,
   pool: pg.Pool,
   cache: AuthCache,
   relay: OutboxRelay,
+  options: IdentityOptions,
 ): ServiceImplementation<typeof IdentityService> {
   return {
-    async authenticate({ tokenHash }) {
-      const p = await authenticate(db, cache, tokenHash);
+    async authenticate({ tokenHash, embedSession }) {
+      const p = await (embedSession ? authenticateEmbed : authenticate)(db, cache, tokenHash);
       return {
         principal: {
           keyId: p.key_id,
@@ -74,6 +103,8 @@ export function identityHandlers(
           partnerSlug: p.partner_slug,
           workspaceId: p.workspace_id ?? '',
           rateLimitPerMinute: p.rate_limit_per_minute,
+          surfaces: p.embed?.surfaces ?? [],
+          expiresAt: p.embed ? new Date(p.embed.expires_at_ms).toISOString() : '',
         },
       };
     },
@@ -130,6 +161,26 @@ export function identityHandlers(
         workspaceId: req.workspaceId,
       });
       return {};
+    },
+    async createEmbedSession(req) {
+      const input = checkEmbedSessionInput(req, options.allowLoopbackOrigins);
+      await getWorkspace(db, req.partnerId, req.workspaceId);
+      const { session, plainToken } = await createEmbedSession(db, req.partnerId, req.workspaceId, input);
+      return { session: toEmbedSessionMessage(session), plainToken };
+    },
+    async listEmbedSessions(req) {
+      if (req.workspaceId) await getWorkspace(db, req.partnerId, req.workspaceId);
+      const { sessions, total } = await listEmbedSessions(db, req.partnerId, req);
+      return { sessions: sessions.map(toEmbedSessionMessage), total };
+    },
+    async endEmbedSession(req) {
+      await endEmbedSession(db, cache, req.partnerId, req.sessionId);
+      relay.kick();
+      return {};
+    },
+    async describeEmbedSession(req) {
+      const { session, live } = await describeEmbedSession(db, req.sessionId);
+      return { session: toEmbedSessionMessage(session), live };
     },
     async recordRequests(req) {
       await recordRequests(pool, req.entries);

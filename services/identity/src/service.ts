@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { flushLastUsed } from './api-keys.ts';
 import type { IdentityConfig } from './config.ts';
 import { openDatabase, SCHEMA } from './db.ts';
+import { purgeEmbedSessions } from './embed-sessions.ts';
 import { identityHandlers } from './grpc-handlers.ts';
 import { purgeRequestLogs } from './request-logs.ts';
 
@@ -27,7 +28,8 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 
     const server = new grpc.Server();
-    addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay), logger);
+    const options = { allowLoopbackOrigins: config.APP_ENV === 'development' };
+    addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay, options), logger);
     const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
     runtime.grpc(server);
     logger.info({ port }, 'identity gRPC server listening');
@@ -39,6 +41,7 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     runtime.every('purge request logs', HOUR_MS, () =>
       purgeRequestLogs(prisma, config.REQUEST_LOG_RETENTION_DAYS),
     );
+    runtime.every('purge embed sessions', HOUR_MS, () => purgeEmbedSessions(prisma));
     const opsPort = await runtime.startOps({ port: config.OPS_PORT });
     return { port, prisma, pool, opsPort };
   });

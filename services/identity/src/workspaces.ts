@@ -5,6 +5,7 @@ import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
 import type { Db } from './db.ts';
+import { endWorkspaceSessions } from './embed-sessions.ts';
 import { Prisma, type Workspace as WorkspaceRow } from './generated/prisma/client.ts';
 
 export interface WorkspaceInput {
@@ -207,7 +208,7 @@ export async function updateWorkspace(
 }
 
 /**
- * Deletes a workspace for good: its keys stop working at once (revocation markers go to the
+ * Deletes a workspace for good: its keys and embed sessions stop working at once (revocation markers go to the
  * shared cache before the commit), and `workspace.deleted` is written to the outbox in the same
  * transaction so every service purges its data. What stays is a tombstone (id, partner, deletion
  * time): the external_id (released for reuse), name, time zone, settings and the keys' labels
@@ -229,6 +230,7 @@ export async function deleteWorkspace(
     const now = new Date();
     await tx.apiKey.updateMany({ where: { workspaceId, revokedAt: null }, data: { revokedAt: now } });
     await tx.apiKey.updateMany({ where: { workspaceId }, data: { label: '' } });
+    await endWorkspaceSessions(tx, cache, workspaceId, now);
     await tx.workspace.update({
       where: { id: workspaceId },
       data: { deletedAt: now, externalId: null, name: null, timezone: null, settings: Prisma.DbNull },

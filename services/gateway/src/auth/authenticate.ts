@@ -1,4 +1,4 @@
-import { hashToken } from '@svc/crypto';
+import { EMBED_TOKEN_PREFIX, hashToken } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
 import type { IdentityClient } from '../clients.ts';
 import type { Limiter, LimitResult } from './limiter.ts';
@@ -23,17 +23,19 @@ export async function authenticateRequest(
   const hash = hashToken(token);
   let lookup = await limiter.authenticate(hash);
   if (lookup.kind === 'miss') {
-    await identity.authenticate({ tokenHash: hash }); // throws unauthorized for unknown/revoked keys
+    // Throws unauthorized for unknown or revoked keys and for ended or expired sessions.
+    await identity.authenticate({ tokenHash: hash, embedSession: token.startsWith(EMBED_TOKEN_PREFIX) });
     lookup = await limiter.authenticate(hash);
   }
   if (lookup.kind !== 'ok') throw errors.unauthorized();
   return { principal: fromCached(lookup.principal), limit: lookup.limit };
 }
 
-export function rateLimitedError(limit: LimitResult): ServiceError {
+export function rateLimitedError(limit: LimitResult, principal?: Principal): ServiceError {
+  const per = principal?.kind === 'embed' ? 'embed session' : 'API key';
   return new ServiceError(
     'rate_limited',
-    `rate limit exceeded: ${limit.limit} requests per minute per API key; retry after ${retryAfterSeconds(limit)} s`,
+    `rate limit exceeded: ${limit.limit} requests per minute per ${per}; retry after ${retryAfterSeconds(limit)} s`,
   );
 }
 

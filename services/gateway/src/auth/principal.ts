@@ -1,22 +1,34 @@
 import type { CachedPrincipal } from '@svc/auth-cache';
 
+/** What the widget may do with an embed session (spec 1: connect, inbox, publish). */
+export type Surface = 'connect' | 'inbox' | 'publish';
+
 export interface Principal {
-  kind: 'partner' | 'workspace';
+  kind: 'partner' | 'workspace' | 'embed';
+  /** The API key's id, or the embed session's id. */
   keyId: string;
   partnerId: string;
   partnerSlug: string;
-  /** Set for a workspace key. */
+  /** Set for a workspace key and an embed session. */
   workspaceId: string | null;
+  /** Embed sessions only: the surfaces granted and the expiry (Unix ms). */
+  embed?: { surfaces: Surface[]; expiresAtMs: number };
 }
 
 export function fromCached(cached: CachedPrincipal): Principal {
-  return {
-    kind: cached.workspace_id ? 'workspace' : 'partner',
+  const base = {
     keyId: cached.key_id,
     partnerId: cached.partner_id,
     partnerSlug: cached.partner_slug,
     workspaceId: cached.workspace_id || null,
   };
+  if (cached.embed)
+    return {
+      ...base,
+      kind: 'embed',
+      embed: { surfaces: cached.embed.surfaces as Surface[], expiresAtMs: cached.embed.expires_at_ms },
+    };
+  return { ...base, kind: cached.workspace_id ? 'workspace' : 'partner' };
 }
 
 /** The gRPC `Caller` the owning services scope requests by (an empty workspace id: a partner key). */
@@ -24,3 +36,7 @@ export const grpcCaller = (principal: Principal) => ({
   partnerId: principal.partnerId,
   workspaceId: principal.workspaceId ?? '',
 });
+
+/** Where a message or post was made, as inbox and publishing record it (`source`, `created_by`). */
+export const originOf = (principal: Principal): 'api' | 'widget' =>
+  principal.kind === 'embed' ? 'widget' : 'api';

@@ -42,7 +42,7 @@ end
 /**
  * KEYS[1] = auth:<token hash>, KEYS[2] = last_used hash
  * ARGV[1] = key prefix for counters, ARGV[2] = window ms
- * → {0} cache miss | {1} revoked or unknown | {2, principal json, allowed, remaining, wait ms, limit}
+ * → {0} cache miss | {1} revoked, unknown or expired | {2, principal json, allowed, remaining, wait ms, limit}
  */
 export const AUTHENTICATE_AND_LIMIT = `${SLIDING_WINDOW}
 local cached = redis.call('GET', KEYS[1])
@@ -50,6 +50,8 @@ if not cached then return { 0 } end
 if cached == 'revoked' or cached == 'unknown' then return { 1 } end
 local principal = cjson.decode(cached)
 local now = now_ms()
+-- An embed session past its expiry is refused like a revoked key (its entry may outlive it).
+if principal.embed and now >= tonumber(principal.embed.expires_at_ms) then return { 1 } end
 local limit = tonumber(principal.rate_limit_per_minute)
 local result = sliding_window(ARGV[1] .. 'rl:key:' .. principal.key_id, limit, tonumber(ARGV[2]), now)
 redis.call('HSET', KEYS[2], principal.key_id, now)

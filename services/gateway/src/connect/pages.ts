@@ -100,6 +100,8 @@ export function resultPage(input: {
   outcome: ConnectOutcome;
   backUrl?: string | undefined;
   continueUrl?: string | undefined;
+  /** A popup opened by the widget: say so, and close the window (the widget already knows). */
+  closeScript?: string | undefined;
 }): string {
   const { outcome } = input;
   const title =
@@ -130,7 +132,8 @@ export function resultPage(input: {
     html`<h1>${title}</h1>
 ${connected.length > 0 ? html`<h2>Connected</h2><ul class="plain">${connected}</ul>` : html``}
 ${problems.length > 0 ? html`<h2>What to fix</h2><div role="alert"><ul class="plain">${problems}</ul></div>` : html``}
-<div class="actions">${links}</div>`,
+<div class="actions">${links}</div>
+${input.closeScript ? html`<p class="muted">You can close this window and go back to the page you came from.</p><script src="${input.closeScript}"></script>` : html``}`,
     input.base,
   );
 }

@@ -17,6 +17,11 @@ export const CONNECT_PREFIXES = ['/connect', '/v1/connect'];
 
 /** Remembers which link the browser came from, to offer "back to the connect page" on return. */
 const LINK_COOKIE = 'svc_connect_link';
+/** Set when the widget opened the flow in a popup (`start?popup=1`): the last page closes itself. */
+const POPUP_COOKIE = 'svc_connect_popup';
+/** The last page of a popup flow runs this one script of ours (the result already reached the widget). */
+const CLOSE_SCRIPT = 'window.close();\n';
+const POPUP_CSP = PAGE_CSP.replace("default-src 'none';", "default-src 'none'; script-src 'self';");
 
 export interface ConnectDeps {
   accounts: AccountsClient;
@@ -83,7 +88,14 @@ export function connectRoutes(deps: ConnectDeps) {
       },
     );
 
-    scope.get<{ Params: { token: string; provider: string } }>(
+    scope.get('/assets/close.js', async (_request, reply) =>
+      reply
+        .type('text/javascript; charset=utf-8')
+        .header('Cache-Control', 'public, max-age=3600')
+        .send(CLOSE_SCRIPT),
+    );
+
+    scope.get<{ Params: { token: string; provider: string }; Querystring: { popup?: string } }>(
       '/:token/:provider/start',
       async (request, reply) => {
         const { dialogUrl } = await deps.accounts.startConnect({
@@ -91,10 +103,13 @@ export function connectRoutes(deps: ConnectDeps) {
           network: request.params.provider,
         });
         const secure = request.protocol === 'https' ? '; Secure' : '';
-        reply.header(
-          'Set-Cookie',
-          `${LINK_COOKIE}=${encodeURIComponent(request.params.token)}; Path=${base}; Max-Age=3600; HttpOnly; SameSite=Lax${secure}`,
-        );
+        const cookie = `Path=${base}; Max-Age=3600; HttpOnly; SameSite=Lax${secure}`;
+        reply.header('Set-Cookie', [
+          `${LINK_COOKIE}=${encodeURIComponent(request.params.token)}; ${cookie}`,
+          request.query.popup === '1'
+            ? `${POPUP_COOKIE}=1; ${cookie}`
+            : `${POPUP_COOKIE}=; Path=${base}; Max-Age=0`,
+        ]);
         return reply.redirect(dialogUrl, 302);
       },
     );
@@ -137,6 +152,11 @@ function answerOutcome(request: FastifyRequest, reply: FastifyReply, base: strin
   if (outcome.status === 'choose_pages') {
     const problem = outcome.problems[0]?.message;
     return sendPage(reply, problem ? 400 : 200, pickerPage({ base, outcome, problem }));
+  }
+  const settled = outcome.status === 'connected' || outcome.status === 'denied';
+  if (settled && cookieValue(request.headers.cookie, POPUP_COOKIE) === '1') {
+    reply.header('Content-Security-Policy', POPUP_CSP);
+    return sendPage(reply, 200, resultPage({ base, outcome, closeScript: `${base}/assets/close.js` }));
   }
   const continueUrl = outcome.redirectUrl ? partnerReturnUrl(outcome) : undefined;
   // Straight back to the partner when there is nothing to explain.

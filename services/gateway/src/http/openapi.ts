@@ -60,21 +60,28 @@ function operation(route: AnyRoute): Record<string, unknown> {
   ];
   const matrix = PERMISSIONS[route.permission];
   const responses: Record<string, unknown> = {
-    [route.status]: route.response
+    [route.status]: route.streams
       ? {
-          description: 'success',
-          content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
+          description: 'a stream of Server-Sent Events',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
         }
-      : { description: 'success, empty body' },
+      : route.response
+        ? {
+            description: 'success',
+            content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
+          }
+        : { description: 'success, empty body' },
     default: {
       description: 'error',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     },
   };
   for (const status of route.alternateStatus ?? []) responses[status] = responses[route.status];
+  const surface = 'surface' in matrix ? ` (surface ${matrix.surface})` : '';
   return {
+    ...(route.tag ? { tags: [route.tag] } : {}),
     summary: route.summary,
-    description: `Access: partner key ${matrix.partner}; workspace key ${matrix.workspace}; embed session ${matrix.embed}.`,
+    description: `Access: partner key ${matrix.partner}; workspace key ${matrix.workspace}; embed session ${matrix.embed}${surface}.`,
     parameters,
     ...(route.body
       ? {

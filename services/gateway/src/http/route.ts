@@ -1,7 +1,7 @@
 import { errors } from '@svc/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { PERMISSIONS, type PermissionRow } from '../auth/permissions.ts';
+import { type MatrixRow, PERMISSIONS, type PermissionRow } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Answer, Idempotency, IdempotencyClaim } from './idempotency.ts';
 import { JsonText } from './json-text.ts';
@@ -43,6 +43,13 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
    * uploaded file's digest), so another file under the same key is a conflict, not a replay.
    */
   fingerprint?: (request: FastifyRequest) => unknown;
+  /** The OpenAPI tag (the widget's routes are documented under "Embed"). */
+  tag?: string;
+  /**
+   * The handler answers a stream (Server-Sent Events) instead of JSON: it sets the headers and its
+   * result is sent as it is.
+   */
+  streams?: boolean;
   handler(ctx: RouteContext<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<unknown>;
 }
 
@@ -59,6 +66,12 @@ interface RouteContext<P, Q, B> {
 
 // biome-ignore lint/suspicious/noExplicitAny: a registry of heterogeneous route specs
 export type AnyRoute = RouteSpec<any, any, any>;
+
+export type AnyRouteContext = RouteContext<
+  Record<string, unknown>,
+  Record<string, unknown>,
+  Record<string, unknown>
+>;
 
 export function defineRoute<P extends AnyObject, Q extends AnyObject, B extends AnyObject>(
   spec: RouteSpec<P, Q, B>,
@@ -78,8 +91,9 @@ function enforcePermission(
   params: Record<string, unknown>,
   namedWorkspace?: unknown,
 ): void {
-  const rule = PERMISSIONS[row][principal.kind];
-  if (rule === 'deny') throw errors.forbidden(`a ${principal.kind} key cannot call this endpoint`);
+  const matrix: MatrixRow = PERMISSIONS[row];
+  const rule = matrix[principal.kind];
+  if (rule === 'deny') throw errors.forbidden(`${CALLER_NAMES[principal.kind]} cannot call this endpoint`);
   if (rule === 'own-workspace' && params.id !== principal.workspaceId) {
     throw errors.forbidden('this workspace key can only reach its own workspace');
   }
@@ -88,9 +102,18 @@ function enforcePermission(
     typeof namedWorkspace === 'string' &&
     namedWorkspace !== principal.workspaceId
   ) {
-    throw errors.forbidden('this workspace key can only reach its own workspace');
+    throw errors.forbidden(`${CALLER_NAMES[principal.kind]} can only reach its own workspace`);
+  }
+  if (matrix.surface && principal.embed && !principal.embed.surfaces.includes(matrix.surface)) {
+    throw errors.forbidden(`this embed session was not granted the ${matrix.surface} surface`);
   }
 }
+
+const CALLER_NAMES: Record<Principal['kind'], string> = {
+  partner: 'a partner key',
+  workspace: 'a workspace key',
+  embed: 'an embed session',
+};
 
 /** The raw `workspace` of the query, else of the body, before validation (so 403 comes before 400). */
 function workspaceNamedBy(request: FastifyRequest): unknown {
@@ -125,6 +148,18 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute, idempotency
         const params = parseInput(route.params, request.params, 'path');
         const query = parseInput(route.query ?? noQuery, request.query, 'query');
         const body = parseInput(route.body, request.body ?? {}, 'body');
+        if (route.streams) {
+          const stream = await route.handler({
+            principal,
+            params,
+            query,
+            body,
+            request,
+            reply,
+            idempotency: undefined,
+          });
+          return reply.code(route.status).send(stream);
+        }
         const handle = async (claim: IdempotencyClaim | undefined): Promise<Answer> => {
           reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
           const context = { principal, params, query, body, request, reply, idempotency: claim };

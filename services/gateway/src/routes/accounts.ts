@@ -1,6 +1,7 @@
+import type { ConnectLink } from '@svc/contracts';
 import { accountView, network } from '@svc/contracts/public';
 import { z } from 'zod';
-import { grpcCaller } from '../auth/principal.ts';
+import { grpcCaller, type Principal } from '../auth/principal.ts';
 import type { AccountsClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
@@ -17,6 +18,22 @@ const connectLinkView = z
     created: timestamp,
   })
   .meta({ id: 'ConnectLink' });
+
+/** A link to the hosted connect page: for the partner's user (REST) or the widget's popup (embed). */
+export async function createConnectLink(
+  accounts: AccountsClient,
+  principal: Principal,
+  workspaceId: string,
+  link: { networks: string[]; redirectUrl: string; expiresInSeconds: number },
+): Promise<ConnectLink> {
+  const { link: created } = await accounts.createConnectLink({
+    caller: grpcCaller(principal),
+    workspaceId,
+    ...link,
+  });
+  if (!created) throw new Error('accounts returned no link');
+  return created;
+}
 
 const workspaceParams = z.strictObject({ id: pathId('workspace', 'workspace') });
 const accountParams = z.strictObject({ id: pathId('account', 'account') });
@@ -43,14 +60,11 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 201,
       response: connectLinkView,
       async handler({ principal, params, body }) {
-        const { link } = await accounts.createConnectLink({
-          caller: grpcCaller(principal),
-          workspaceId: params.id,
+        const link = await createConnectLink(accounts, principal, params.id, {
           networks: body.networks ?? [],
           redirectUrl: body.redirect_url ?? '',
           expiresInSeconds: body.expires_in ?? 0,
         });
-        if (!link) throw new Error('accounts returned no link');
         return {
           id: link.id,
           workspace: link.workspaceId,

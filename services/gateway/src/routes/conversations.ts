@@ -1,6 +1,6 @@
 import { conversationView, messageView } from '@svc/contracts/public';
 import { z } from 'zod';
-import { grpcCaller, type Principal } from '../auth/principal.ts';
+import { grpcCaller, originOf, type Principal } from '../auth/principal.ts';
 import type { InboxClient } from '../clients.ts';
 import { type IdempotencyClaim, markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
@@ -165,7 +165,7 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       status: 201,
       response: messageView,
       async handler({ principal, params, body, reply, idempotency }) {
-        const sent = await calls.send(principal, params.id, body, 'api', idempotency);
+        const sent = await calls.send(principal, params.id, body, originOf(principal), idempotency);
         markReplay(reply, sent.replayed);
         return jsonText(sent.messageJson);
       },
@@ -184,7 +184,7 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
           caller: grpcCaller(principal),
           messageId: params.id,
           text: body.text,
-          source: 'api',
+          source: originOf(principal),
           idempotency,
         });
         markReplay(reply, sent.replayed);

@@ -1,6 +1,6 @@
 import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
 import { z } from 'zod';
-import { grpcCaller } from '../auth/principal.ts';
+import { grpcCaller, originOf } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
@@ -58,7 +58,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
             externalRef: body.external_ref ?? '',
             optionsJson: JSON.stringify(body.options),
             draft: body.draft,
-            createdBy: 'api',
+            createdBy: originOf(principal),
             waitMs: query.wait ? WAIT_MS : 0,
             idempotency,
             dryRun: query.dry_run ?? false,

@@ -3,6 +3,7 @@
 //   partners create --slug <slug> [--name <name>]   → { partner, key }
 //   partners issue-key --slug <slug>                → { partner, key }
 //   partners set-limit --slug <slug> --per-minute <n> → { partner }
+//   partners set-embed-limit --slug <slug> --per-minute <n> → { partner } (per embed session)
 //   keys revoke --id <key_id>                       → { revoked: key_id }
 import { parseArgs } from 'node:util';
 import { AuthCache } from '@svc/auth-cache';
@@ -11,7 +12,13 @@ import { ServiceError } from '@svc/errors';
 import { Redis } from 'ioredis';
 import { identityConfigSchema } from '../config.ts';
 import { openDatabase } from '../db.ts';
-import { createPartner, issuePartnerKey, revokeKeyById, setPartnerLimit } from './partners.ts';
+import {
+  createPartner,
+  issuePartnerKey,
+  revokeKeyById,
+  setPartnerEmbedLimit,
+  setPartnerLimit,
+} from './partners.ts';
 
 async function main(): Promise<unknown> {
   const [group, command, ...rest] = process.argv.slice(2);
@@ -41,12 +48,19 @@ async function main(): Promise<unknown> {
           required(values.slug, 'slug'),
           Number(required(values['per-minute'], 'per-minute')),
         );
+      case 'partners set-embed-limit':
+        return await setPartnerEmbedLimit(
+          prisma,
+          cache,
+          required(values.slug, 'slug'),
+          Number(required(values['per-minute'], 'per-minute')),
+        );
       case 'keys revoke':
         return await revokeKeyById(prisma, cache, required(values.id, 'id'));
       default:
         throw new ServiceError(
           'validation_error',
-          'usage: admin partners create|issue-key|set-limit … | admin keys revoke --id <key_id>',
+          'usage: admin partners create|issue-key|set-limit|set-embed-limit … | admin keys revoke --id <key_id>',
         );
     }
   } finally {

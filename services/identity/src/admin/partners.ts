@@ -14,6 +14,7 @@ export function partnerView(p: Partner) {
     slug: p.slug,
     name: p.name,
     rate_limit_per_minute: p.rateLimitPerMinute,
+    embed_rate_limit_per_minute: p.embedRateLimitPerMinute,
     created: p.createdAt.toISOString(),
   };
 }
@@ -58,6 +59,23 @@ export async function setPartnerLimit(db: Db, cache: AuthCache, slug: string, pe
     select: { hash: true },
   });
   await cache.forget(keys.map((k) => k.hash));
+  return { partner: partnerView(partner) };
+}
+
+/** Changes the per-session limit of embed sessions; cached sessions are dropped so it applies now. */
+export async function setPartnerEmbedLimit(db: Db, cache: AuthCache, slug: string, perMinute: number) {
+  if (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 1_000_000) {
+    throw errors.validation('per-minute', '--per-minute must be a whole number from 1 to 1000000');
+  }
+  const partner = await db.partner.update({
+    where: { id: (await partnerBySlug(db, slug)).id },
+    data: { embedRateLimitPerMinute: perMinute },
+  });
+  const sessions = await db.embedSession.findMany({
+    where: { partnerId: partner.id, endedAt: null, expiresAt: { gt: new Date() } },
+    select: { hash: true },
+  });
+  await cache.forget(sessions.map((s) => s.hash));
   return { partner: partnerView(partner) };
 }
 
