@@ -13,10 +13,11 @@ import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
+import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
-import { buildOpenApi, renderDocs } from './http/openapi.ts';
+import { buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
@@ -65,7 +66,7 @@ export function allRoutes(
   ];
 }
 
-const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
+const PUBLIC_PATHS = new Set(['/v1/openapi.json', ...DOCS_PATHS, '/healthz', '/readyz']);
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, clients, requestLog } = deps;
@@ -92,9 +93,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   for (const route of routes) registerRoute(app, route, deps.idempotency);
   const openapi = buildOpenApi(routes, '1.0.0');
   app.get('/v1/openapi.json', async () => openapi);
-  app.get('/v1/docs', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
-  );
+  docsRoutes(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerUnversioned(app, deps);
   return app;
