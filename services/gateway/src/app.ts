@@ -17,7 +17,7 @@ import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
-import { buildOpenApi } from './http/openapi.ts';
+import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
@@ -91,7 +91,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   const routes = allRoutes(clients, config);
   for (const route of routes) registerRoute(app, route, deps.idempotency);
-  const openapi = buildOpenApi(routes, '1.0.0');
+  const openapi = buildOpenApi(routes, API_VERSION);
   app.get('/v1/openapi.json', async () => openapi);
   docsRoutes(app);
   app.get('/healthz', async () => ({ status: 'ok' }));

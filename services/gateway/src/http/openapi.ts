@@ -10,6 +10,9 @@ import type { AnyRoute } from './route.ts';
  * method names), every refusal with the error envelope, and the events under `webhooks`. A test
  * lints it with Redocly's recommended rules; the SDK's types are generated from it.
  */
+/** The version of the REST interface the document describes (spec 9: everything under /v1). */
+export const API_VERSION = '1.0.0';
+
 export function buildOpenApi(routes: AnyRoute[], version: string): Record<string, unknown> {
   const schemas = new SchemaComponents();
   const shared = sharedComponents(schemas);
