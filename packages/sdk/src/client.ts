@@ -55,6 +55,7 @@ export function createClient(options: ClientOptions): Client {
   const http = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { Authorization: `Bearer ${options.apiKey}` },
+    bodySerializer: serializeBody,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   const request = http.request as unknown as RawRequest;
@@ -67,4 +68,16 @@ export function createClient(options: ClientOptions): Client {
     };
   }
   return client as Client;
+}
+
+/** JSON, except a body holding a file (a Blob): multipart/form-data, as an upload needs. */
+function serializeBody(body: unknown): string | FormData {
+  if (typeof body !== 'object' || body === null || !Object.values(body).some((v) => v instanceof Blob)) {
+    return JSON.stringify(body);
+  }
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    form.append(name, value instanceof Blob ? value : String(value));
+  }
+  return form;
 }
