@@ -26,23 +26,35 @@ const CONTENT_SECURITY_POLICY = [
 const PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>API reference: Social Publishing and Inbox Service</title></head>
-<body><div id="api-reference"></div>
+<title>API reference: Social Publishing and Inbox Service</title><link rel="icon" href="data:,"></head>
+<body><div id="reference"></div>
 <noscript>The reference needs JavaScript; the document itself is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</noscript>
 <script src="/v1/docs/reference.js"></script>
 <script src="/v1/docs/start.js"></script>
 </body></html>`;
 
 /**
- * Scalar's options: the document from this gateway, the system fonts rather than Scalar's font
- * host, no AI agent (a hosted service), and no request proxy (try-it calls go straight here).
+ * The system's fonts: Scalar's own (Inter, JetBrains Mono) come from its font host, which
+ * `withDefaultFonts: false` alone does not stop (its base styles still name them).
  */
-const START = `Scalar.createApiReference('#api-reference', ${JSON.stringify({
+const SYSTEM_FONTS = `:root, .scalar-app, .light-mode, .dark-mode {
+  --scalar-font: ui-sans-serif, system-ui, sans-serif !important;
+  --scalar-font-code: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace !important;
+}`;
+
+/**
+ * Scalar's options: the document from this gateway, system fonts, and none of its hosted extras
+ * (AI agent, MCP generator, developer toolbar); no request proxy is set, so "try it" calls go
+ * straight to the gateway.
+ */
+const START = `Scalar.createApiReference('#reference', ${JSON.stringify({
   url: '/v1/openapi.json',
   withDefaultFonts: false,
+  customCss: SYSTEM_FONTS,
   agent: { disabled: true },
-  hideClientButton: false,
-  telemetry: false,
+  mcp: { disabled: true },
+  showDeveloperTools: 'never',
+  showOperationId: true,
   documentDownloadType: 'json',
 })});`;
 

@@ -36,7 +36,7 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
         'Every /v1 call carries `Authorization: Bearer <key>`. Refusals carry the envelope `Error`; every answer carries the X-RateLimit-* headers and X-Request-Id.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'pnpm start (development)' }],
+    servers: [{ url: '/', description: 'this gateway' }],
     tags,
     security: [{ bearer: [] }],
     paths,
