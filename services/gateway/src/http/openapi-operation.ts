@@ -60,7 +60,7 @@ export function tagOf(route: AnyRoute): string {
  * `listPosts`, `createPost`, `getConversation`...: the verb from the method and whether the path
  * ends at a collection or an item, the nouns from the path's segments (singular before an id).
  */
-export function operationIdOf(route: AnyRoute): string {
+function operationIdOf(route: AnyRoute): string {
   const named = OPERATION_IDS[`${route.method} ${route.url}`];
   if (named) return named;
   const segments = literals(route.url);
