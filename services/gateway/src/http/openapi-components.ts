@@ -28,6 +28,10 @@ const HEADERS = {
   'X-RateLimit-Limit': integerHeader('Requests allowed per minute to this key (sliding one-minute window).'),
   'X-RateLimit-Remaining': integerHeader('Requests left in the current window.'),
   'X-RateLimit-Reset': integerHeader('Seconds until a request is allowed again, at least 1.'),
+  'Idempotent-Replayed': {
+    description: 'true when this is the recorded answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Retry-After': {
     ...integerHeader('Seconds to wait before retrying; retrying earlier counts against the window.'),
     required: true,

@@ -127,13 +127,17 @@ const SUCCESS_HEADERS = {
 };
 
 function successResponses(route: AnyRoute, schemas: SchemaComponents) {
+  const headers =
+    route.method === 'POST'
+      ? { ...SUCCESS_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } }
+      : SUCCESS_HEADERS;
   const answer = route.response
     ? {
         description: 'success',
-        headers: SUCCESS_HEADERS,
+        headers,
         content: { 'application/json': { schema: schemas.convert(route.response, 'output') } },
       }
-    : { description: 'success, empty body', headers: SUCCESS_HEADERS };
+    : { description: 'success, empty body', headers };
   const statuses = [route.status, ...(route.alternateStatus ?? [])];
   return Object.fromEntries(statuses.map((status) => [String(status), answer]));
 }
