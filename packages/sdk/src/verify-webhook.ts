@@ -55,10 +55,13 @@ export class WebhookVerificationError extends Error {
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
 
 /**
- * Returns the verified event, typed by its `type` (see ServiceEvent); throws
- * WebhookVerificationError (with a `reason`) otherwise.
+ * Returns the verified event, typed by its `type` (see ServiceEvent), or with the `data` type
+ * given (`verifyWebhook<MyData>(…)`, as before typed payloads); throws WebhookVerificationError
+ * (with a `reason`) otherwise.
  */
-export function verifyWebhook(options: VerifyWebhookOptions): ServiceEvent {
+export function verifyWebhook(options: VerifyWebhookOptions): ServiceEvent;
+export function verifyWebhook<Data>(options: VerifyWebhookOptions): WebhookEvent<Data>;
+export function verifyWebhook(options: VerifyWebhookOptions): ServiceEvent | WebhookEvent {
   const signatureHeader = header(options.headers, 'x-service-signature');
   const timestampHeader = header(options.headers, 'x-service-timestamp');
   if (!signatureHeader || !timestampHeader)
