@@ -1,3 +1,14 @@
+export { ApiError, type ErrorCode } from './api-error.ts';
+export {
+  type CallOptions,
+  type Client,
+  type ClientOptions,
+  createClient,
+  type OperationId,
+  type Result,
+} from './client.ts';
+export type { EventOfType, EventType, ServiceEvent } from './events.ts';
+export type { components, operations, paths } from './generated/api.ts';
 export {
   type HeaderBag,
   type VerificationFailure,

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ServiceEvent } from './events.ts';
 
 /**
  * How a partner checks a webhook delivery (spec section 5): `X-Service-Signature` is
@@ -53,10 +54,14 @@ export class WebhookVerificationError extends Error {
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
 
-/** Returns the verified event; throws WebhookVerificationError (with a `reason`) otherwise. */
-export function verifyWebhook<Data = Record<string, unknown>>(
-  options: VerifyWebhookOptions,
-): WebhookEvent<Data> {
+/**
+ * Returns the verified event, typed by its `type` (see ServiceEvent), or with the `data` type
+ * given (`verifyWebhook<MyData>(…)`, as before typed payloads); throws WebhookVerificationError
+ * (with a `reason`) otherwise.
+ */
+export function verifyWebhook(options: VerifyWebhookOptions): ServiceEvent;
+export function verifyWebhook<Data>(options: VerifyWebhookOptions): WebhookEvent<Data>;
+export function verifyWebhook(options: VerifyWebhookOptions): ServiceEvent | WebhookEvent {
   const signatureHeader = header(options.headers, 'x-service-signature');
   const timestampHeader = header(options.headers, 'x-service-timestamp');
   if (!signatureHeader || !timestampHeader)
@@ -86,7 +91,7 @@ export function verifyWebhook<Data = Record<string, unknown>>(
     throw new WebhookVerificationError('signature_mismatch', 'the signature does not match');
 
   try {
-    return JSON.parse(body.toString('utf8')) as WebhookEvent<Data>;
+    return JSON.parse(body.toString('utf8')) as ServiceEvent;
   } catch {
     throw new WebhookVerificationError('malformed_body', 'the body is not JSON');
   }

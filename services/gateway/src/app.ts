@@ -16,10 +16,11 @@ import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
 import { embedAppRoutes } from './embed/app-routes.ts';
 import { EmbedStreams } from './embed/event-streams.ts';
 import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
+import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
-import { buildOpenApi, renderDocs } from './http/openapi.ts';
+import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
@@ -74,7 +75,7 @@ export function allRoutes(
   return [...rest, ...embedRoutes(rest, clients, streams)];
 }
 
-const PUBLIC_PATHS = new Set(['/v1/openapi.json', '/v1/docs', '/healthz', '/readyz']);
+const PUBLIC_PATHS = new Set(['/v1/openapi.json', ...DOCS_PATHS, '/healthz', '/readyz']);
 
 export function buildGateway(deps: GatewayDeps): FastifyInstance {
   const { config, clients, requestLog } = deps;
@@ -103,11 +104,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   app.addHook('preClose', async () => streams.close());
   const routes = allRoutes(clients, config, streams);
   for (const route of routes) registerRoute(app, route, deps.idempotency);
-  const openapi = buildOpenApi(routes, '1.0.0');
+  const openapi = buildOpenApi(routes, API_VERSION);
   app.get('/v1/openapi.json', async () => openapi);
-  app.get('/v1/docs', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(renderDocs(openapi)),
-  );
+  docsRoutes(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerUnversioned(app, deps);
   return app;

@@ -249,8 +249,10 @@ describe('OpenAPI', () => {
       format: 'binary',
     });
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '200', 'default']));
+    // The docs page loads the viewer from the gateway itself (rendering: docs-browser.test.ts).
     const docs = await fetch(`${stack.gateway.url}/v1/docs`);
     expect(docs.headers.get('content-type')).toContain('text/html');
-    expect(await docs.text()).toContain('/v1/workspaces/{id}/keys');
+    expect(docs.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await docs.text()).toContain('<script src="/v1/docs/reference.js">');
   });
 });

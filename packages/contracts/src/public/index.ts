@@ -7,6 +7,7 @@ export {
   type MessageView,
   messageView,
 } from './conversation.ts';
+export { EVENT_DATA, type EventType, eventSchemas } from './event.ts';
 export { type MediaView, mediaView } from './media.ts';
 export {
   type PostDryRunView,

@@ -31,7 +31,6 @@ export function widgetVersion(rest: AnyRoute, version: WidgetVersion): AnyRoute 
     ...rest,
     url: version.url,
     permission: version.permission,
-    tag: 'Embed',
     params: part === 'params' ? undefined : rest.params,
     query: part === 'query' ? withoutWorkspace(rest.query) : rest.query,
     body: part === 'body' ? withoutWorkspace(rest.body) : rest.body,

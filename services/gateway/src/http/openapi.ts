@@ -1,133 +1,90 @@
-import { ERROR_CODES } from '@svc/errors';
-import { z } from 'zod';
-import { PERMISSIONS } from '../auth/permissions.ts';
-import { idempotencyKeyHeader } from './idempotency.ts';
+import { EVENT_DATA, type EventType, eventSchemas } from '@svc/contracts/public';
+import { sharedComponents } from './openapi-components.ts';
+import { operationOf, TAG_DESCRIPTIONS, tagOf } from './openapi-operation.ts';
+import { SchemaComponents } from './openapi-schemas.ts';
 import type { AnyRoute } from './route.ts';
 
-const errorEnvelope = z
-  .object({
-    error: z.object({
-      code: z.enum(ERROR_CODES),
-      message: z.string(),
-      field: z.string().optional().describe('present for validation_error'),
-      details: z.record(z.string(), z.unknown()).optional().describe('present for network_error'),
-    }),
-  })
-  .meta({ id: 'Error' });
+/**
+ * The OpenAPI 3.1 document, generated from the same zod declarations that validate requests, and
+ * usable by tools: shared records in `components.schemas`, an operationId per operation (the SDK's
+ * method names), every refusal with the error envelope, and the events under `webhooks`. A test
+ * lints it with Redocly's recommended rules; the SDK's types are generated from it.
+ */
+/** The version of the REST interface the document describes (spec 9: everything under /v1). */
+export const API_VERSION = '1.0.0';
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
-
-/** The OpenAPI 3.1 document, generated from the same zod declarations that validate requests. */
 export function buildOpenApi(routes: AnyRoute[], version: string): Record<string, unknown> {
+  const schemas = new SchemaComponents();
+  const shared = sharedComponents(schemas);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.url.replace(/:([a-z_]+)/g, '{$1}');
     paths[path] ??= {};
-    (paths[path] as Record<string, unknown>)[route.method.toLowerCase()] = operation(route);
+    paths[path][route.method.toLowerCase()] = operationOf(route, schemas);
   }
+  const webhooks = webhookOperations(schemas);
+  const tags = [...new Set(routes.map(tagOf))].map((name) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? name,
+  }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Social Publishing and Inbox Service',
       version,
-      description: 'Every /v1 call carries `Authorization: Bearer <key>`. Errors use the envelope `Error`.',
+      description:
+        'Every /v1 call carries `Authorization: Bearer <key>`. Refusals carry the envelope `Error`; every answer carries the X-RateLimit-* headers and X-Request-Id.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/' }],
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: jsonSchema(errorEnvelope, 'output') },
-    },
+    servers: [{ url: '/', description: 'this gateway' }],
+    tags,
     security: [{ bearer: [] }],
     paths,
+    webhooks,
+    components: { schemas: schemas.schemas, ...shared },
   };
 }
 
-function operation(route: AnyRoute): Record<string, unknown> {
-  const parameters = [
-    ...objectParameters(route.params, 'path'),
-    ...objectParameters(route.query, 'query'),
-    ...(route.method === 'POST'
-      ? [
-          {
-            name: 'Idempotency-Key',
+const DELIVERY_HEADERS: [string, string][] = [
+  ['X-Service-Event', 'the event type'],
+  ['X-Service-Delivery', 'the event id; de-duplicate by it'],
+  ['X-Service-Timestamp', 'Unix seconds at sending'],
+  [
+    'X-Service-Signature',
+    '`sha256=<hex>`: HMAC-SHA256 of `<X-Service-Timestamp>.<raw body>` keyed with the webhook secret',
+  ],
+];
+
+/** What we POST to the partner's webhook URL, one entry per event type (spec 6). */
+function webhookOperations(schemas: SchemaComponents): Record<string, unknown> {
+  const entries = (Object.keys(EVENT_DATA) as EventType[]).map((type) => {
+    const schema = schemas.convert(eventSchemas[type], 'output');
+    return [
+      type,
+      {
+        post: {
+          operationId: `on${type.replace(/(^|[._])([a-z])/g, (_m, _s, letter: string) => letter.toUpperCase())}`,
+          tags: ['Webhooks'],
+          summary: `The ${type} event, delivered to the webhook URL`,
+          security: [],
+          parameters: DELIVERY_HEADERS.map(([name, description]) => ({
+            name,
             in: 'header',
-            required: false,
-            schema: jsonSchema(idempotencyKeyHeader, 'input'),
-          },
-        ]
-      : []),
-  ];
-  const matrix = PERMISSIONS[route.permission];
-  const responses: Record<string, unknown> = {
-    [route.status]: route.streams
-      ? {
-          description: 'a stream of Server-Sent Events',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        }
-      : route.response
-        ? {
-            description: 'success',
-            content: { 'application/json': { schema: jsonSchema(route.response, 'output') } },
-          }
-        : { description: 'success, empty body' },
-    default: {
-      description: 'error',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    },
-  };
-  for (const status of route.alternateStatus ?? []) responses[status] = responses[route.status];
-  const surface = 'surface' in matrix ? ` (surface ${matrix.surface})` : '';
-  return {
-    ...(route.tag ? { tags: [route.tag] } : {}),
-    summary: route.summary,
-    description: `Access: partner key ${matrix.partner}; workspace key ${matrix.workspace}; embed session ${matrix.embed}${surface}.`,
-    parameters,
-    ...(route.body
-      ? {
-          requestBody: {
             required: true,
-            content: {
-              'application/json': { schema: jsonSchema(route.body, 'input') },
-              ...(route.formBody
-                ? { 'multipart/form-data': { schema: jsonSchema(route.formBody, 'input') } }
-                : {}),
+            description,
+            schema: { type: 'string' },
+          })),
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: {
+            '200': { description: 'any 2xx acknowledges the delivery; the body is ignored' },
+            '4XX': {
+              description:
+                'any other status, a timeout or a refused connection is retried (6 attempts in about 15 hours)',
             },
           },
-        }
-      : {}),
-    responses,
-  };
-}
-
-function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'query') {
-  if (!schema) return [];
-  const json = jsonSchema(schema, 'input') as { properties?: Record<string, unknown>; required?: string[] };
-  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || (json.required ?? []).includes(name),
-    schema: property,
-  }));
-}
-
-/** A self-contained docs page (no external script or style) rendered from the document. */
-export function renderDocs(document: Record<string, unknown>): string {
-  const paths = document.paths as Record<string, Record<string, { summary: string; description: string }>>;
-  const rows = Object.entries(paths)
-    .flatMap(([path, ops]) =>
-      Object.entries(ops).map(
-        ([method, op]) =>
-          `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary)}<br><small>${escapeHtml(op.description)}</small></td></tr>`,
-      ),
-    )
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>API reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}td{padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}small{color:#555}</style>
-</head><body><h1>API reference</h1><p>Machine-readable: <a href="/v1/openapi.json">/v1/openapi.json</a> (OpenAPI 3.1).</p>
-<table><thead><tr><th>Method</th><th>Path</th><th>Purpose</th></tr></thead><tbody>${rows}</tbody></table></body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+        },
+      },
+    ];
+  });
+  return Object.fromEntries(entries);
 }

@@ -43,8 +43,6 @@ export interface RouteSpec<P extends AnyObject, Q extends AnyObject, B extends A
    * uploaded file's digest), so another file under the same key is a conflict, not a replay.
    */
   fingerprint?: (request: FastifyRequest) => unknown;
-  /** The OpenAPI tag (the widget's routes are documented under "Embed"). */
-  tag?: string;
   /**
    * The handler answers a stream (Server-Sent Events) instead of JSON: it sets the headers and its
    * result is sent as it is.

@@ -84,7 +84,6 @@ function sessionRoute({ identity }: ServiceClients): AnyRoute {
     url: '/v1/embed/session',
     summary: 'What this embed session may do: its surfaces, its workspace and its expiry',
     permission: 'embed',
-    tag: 'Embed',
     status: 200,
     response: z.object({
       id: z.string(),
@@ -114,7 +113,6 @@ function connectRoute({ accounts }: ServiceClients): AnyRoute {
     summary:
       "Start connecting an account: answers the URL the widget's popup opens (the network's consent); the result arrives on the stream as account.connected",
     permission: 'embedConnect',
-    tag: 'Embed',
     body: z.strictObject({ network }),
     status: 201,
     response: z.object({ url: z.string().describe('open it in a popup started by a click') }),
@@ -136,7 +134,6 @@ function streamRoute(streams: EmbedStreams | undefined): AnyRoute {
     summary:
       "Server-Sent Events of the session's workspace: message.received, message.sent, comment.received, account.connected, account.disconnected, account.expired, account.changed, post.* (for the surfaces granted); a comment line every 15 s; ends with session.expired. Read it with fetch() and the Authorization header (never put the token in the URL).",
     permission: 'embed',
-    tag: 'Embed',
     status: 200,
     streams: true,
     async handler({ principal, reply }) {
