@@ -40,3 +40,16 @@ export function rateLimitedError(limit: LimitResult): ServiceError {
 export function retryAfterSeconds(limit: LimitResult): number {
   return Math.max(1, Math.ceil(limit.waitMs / 1000));
 }
+
+/** Sets the X-RateLimit-* headers of an authenticated answer; over the budget, 429 with Retry-After. */
+export function applyLimit(
+  reply: { header(name: string, value: string): unknown },
+  limit: LimitResult,
+): void {
+  reply.header('X-RateLimit-Limit', String(limit.limit));
+  reply.header('X-RateLimit-Remaining', String(limit.remaining));
+  reply.header('X-RateLimit-Reset', String(Math.max(1, Math.ceil(limit.waitMs / 1000))));
+  if (limit.allowed) return;
+  reply.header('Retry-After', String(retryAfterSeconds(limit)));
+  throw rateLimitedError(limit);
+}

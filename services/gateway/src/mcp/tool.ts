@@ -1,0 +1,108 @@
+import type { CallToolResult, McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { Logger } from '@svc/logging';
+import { z } from 'zod';
+import { toServiceError } from '../http/errors.ts';
+import { parseInput } from '../http/validation.ts';
+import type { McpCaller } from './auth.ts';
+
+type Shape = z.ZodRawShape;
+type IdParams = z.ZodObject<{ id: z.ZodType<string> }>;
+
+/**
+ * One MCP tool, mirroring one REST route: the route's own zod schemas (imported from
+ * `routes/*.ts`), the same service call, the route's response schema as the output schema.
+ * `id` is the path id of the route (`post_id` for `/v1/posts/:id`), checked like a path id: one
+ * that cannot exist is `not_found`, as over REST.
+ */
+export interface ToolSpec<I extends Shape> {
+  name: string;
+  title: string;
+  description: string;
+  id?: { arg: string; params: IdParams };
+  input: z.ZodObject<I>;
+  output: z.ZodType;
+  /** Reads only (`readOnlyHint`); the rest change something (and a few reach the network). */
+  readOnly?: boolean;
+  run(call: ToolCall<z.infer<z.ZodObject<I>>>): Promise<unknown>;
+}
+
+export interface ToolCall<A> {
+  caller: McpCaller;
+  /** The checked path id, when the tool has one (else ''). */
+  id: string;
+  args: A;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a list of tools with different argument shapes
+export type AnyTool = ToolSpec<any>;
+
+/** The input of a tool that takes nothing beyond its id: any other argument is refused. */
+export const noArgs = z.strictObject({});
+
+export const defineTool = <I extends Shape>(spec: ToolSpec<I>): ToolSpec<I> => spec;
+
+/**
+ * The schema the SDK advertises in `tools/list`, whose own check lets every argument through:
+ * the tool validates with the REST route's schema itself, so a refusal is the spec's envelope
+ * with `field` (the SDK's own check would answer a free-text message instead).
+ */
+function advertised(schema: z.ZodType): StandardSchemaWithJSON {
+  const standard = schema['~standard'] as StandardSchemaWithJSON['~standard'];
+  return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } };
+}
+
+function argumentsSchema(tool: AnyTool): z.ZodType {
+  if (!tool.id) return tool.input;
+  return tool.input.extend({ [tool.id.arg]: tool.id.params.shape.id });
+}
+
+/** What a tool answers: the JSON as text (for clients that read only text) and as structured content. */
+function answer(value: unknown, isError = false): CallToolResult {
+  const structured = (value ?? {}) as Record<string, unknown>;
+  return {
+    content: [{ type: 'text', text: JSON.stringify(structured) }],
+    structuredContent: structured,
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** Runs one call: its arguments checked as REST checks them, any refusal as the spec's envelope. */
+async function runTool(
+  tool: AnyTool,
+  caller: McpCaller,
+  raw: unknown,
+  logger: Logger,
+): Promise<CallToolResult> {
+  try {
+    const args = { ...((raw ?? {}) as Record<string, unknown>) };
+    let id = '';
+    if (tool.id) {
+      id = parseInput(tool.id.params, { id: args[tool.id.arg] }, 'path').id;
+      delete args[tool.id.arg];
+    }
+    const parsed = parseInput(tool.input, args, 'body');
+    return answer(await tool.run({ caller, id, args: parsed }));
+  } catch (error) {
+    const refusal = toServiceError(error as Error);
+    if (refusal.code === 'internal_error' || refusal.code === 'service_unavailable') {
+      logger.error({ err: error, tool: tool.name }, 'mcp tool failed');
+    }
+    return answer({ error: refusal.toBody() }, true);
+  }
+}
+
+export function registerTools(server: McpServer, tools: AnyTool[], caller: McpCaller, logger: Logger): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: advertised(argumentsSchema(tool)),
+        outputSchema: advertised(tool.output),
+        annotations: { readOnlyHint: tool.readOnly ?? false, openWorldHint: !tool.readOnly },
+      },
+      (args: unknown) => runTool(tool, caller, args, logger),
+    );
+  }
+}
