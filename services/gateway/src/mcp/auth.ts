@@ -3,6 +3,7 @@ import { type Id, isId } from '@svc/ids';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { applyLimit, authenticateRequest } from '../auth/authenticate.ts';
 import type { Limiter } from '../auth/limiter.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { IdentityClient } from '../clients.ts';
 
@@ -100,7 +101,8 @@ async function workspaceOf(
   ownsWorkspace: (principal: Principal, workspaceId: string) => Promise<boolean>,
 ): Promise<Id<'workspace'>> {
   const named = request.headers[WORKSPACE_HEADER];
-  if (principal.workspaceId) {
+  // The `/mcp` row of the matrix: a workspace key stays in its own workspace.
+  if (PERMISSIONS.mcp[principal.kind] === 'own-workspace') {
     if (named !== undefined && named !== principal.workspaceId)
       throw errors.forbidden('this workspace key can only reach its own workspace');
     return principal.workspaceId as Id<'workspace'>;
