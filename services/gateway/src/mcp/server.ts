@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { type AuthInfo, createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { errors } from '@svc/errors';
 import type { Logger } from '@svc/logging';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -53,20 +59,27 @@ function serverFor(deps: McpDeps, tools: AnyTool[], caller: McpCaller): McpServe
 }
 
 /**
- * The endpoint, stateless: a new server and transport per HTTP request (the SDK's
- * `createMcpHandler`, which serves the 2026-07-28 revision per request and the 2025 revisions
- * through its stateless fallback), no session id, so any gateway replica answers any request.
- * Authentication runs first, in this scope's onRequest hook.
+ * The endpoint, stateless: a new server and transport per HTTP request, no session id, so any
+ * gateway replica answers any request. The 2026-07-28 revision is the SDK's `createMcpHandler`
+ * (per-request by design); the 2025 revisions are the SDK's stateless Streamable HTTP transport
+ * (`sessionIdGenerator: undefined`) answering plain JSON, as the handler's own fallback does but
+ * without opening an SSE stream for a single answer. Authentication runs first, in this scope's
+ * onRequest hook.
  */
 export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
   const tools = mcpTools(deps.clients);
-  const handler = createMcpHandler(({ authInfo }) => serverFor(deps, tools, callerOf(authInfo)), {
-    legacy: 'stateless',
+  const factory = (authInfo: AuthInfo | undefined) => serverFor(deps, tools, callerOf(authInfo));
+  const modern = createMcpHandler(({ authInfo }) => factory(authInfo), {
+    legacy: 'reject',
     onerror: (error) => deps.logger.debug({ err: error }, 'mcp request refused'),
   });
+  const answer = async (request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
+    if (!(await isLegacyRequest(request, body))) return modern.fetch(request, { parsedBody: body, authInfo });
+    return legacy(factory(authInfo), request, body, authInfo);
+  };
   return async (scope) => {
     scope.addHook('onRequest', mcpAuthentication({ limiter: deps.limiter, identity: deps.clients.identity }));
-    scope.addHook('onClose', () => handler.close());
+    scope.addHook('onClose', () => modern.close());
     for (const url of MCP_PATHS) {
       scope.route({
         method: ['GET', 'POST', 'DELETE'],
@@ -74,15 +87,35 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
         handler: async (request, reply) => {
           const caller = request.mcpCaller;
           if (!caller) throw errors.unauthorized();
-          const response = await handler.fetch(webRequest(request, reply), {
-            parsedBody: request.body,
-            authInfo: authInfoOf(caller),
-          });
-          return send(reply, response);
+          return send(reply, await answer(webRequest(request, reply), request.body, authInfoOf(caller)));
         },
       });
     }
   };
+}
+
+/** One 2025-era exchange: GET and DELETE (session operations) have no meaning without sessions. */
+async function legacy(
+  server: McpServer,
+  request: Request,
+  body: unknown,
+  authInfo: AuthInfo,
+): Promise<Response> {
+  if (request.method !== 'POST') {
+    const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
+    return Response.json(refusal, { status: 405, headers: { allow: 'POST' } });
+  }
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body, authInfo });
+  } finally {
+    await transport.close();
+    await server.close();
+  }
 }
 
 /** The caller travels to the per-request server factory inside the SDK's AuthInfo (never the key). */

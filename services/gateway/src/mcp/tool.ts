@@ -44,11 +44,46 @@ export const defineTool = <I extends Shape>(spec: ToolSpec<I>): ToolSpec<I> => s
 /**
  * The schema the SDK advertises in `tools/list`, whose own check lets every argument through:
  * the tool validates with the REST route's schema itself, so a refusal is the spec's envelope
- * with `field` (the SDK's own check would answer a free-text message instead).
+ * with `field` (the SDK's own check would answer a free-text message instead). The JSON Schema is
+ * converted once per tool, not once per request (each request builds a fresh server).
  */
 function advertised(schema: z.ZodType): StandardSchemaWithJSON {
   const standard = schema['~standard'] as StandardSchemaWithJSON['~standard'];
-  return { '~standard': { ...standard, validate: (value: unknown) => ({ value }) } };
+  const converted = new Map<string, Record<string, unknown>>();
+  const once =
+    (io: 'input' | 'output') =>
+    (options: Parameters<typeof standard.jsonSchema.input>[0]): Record<string, unknown> => {
+      const key = `${io}:${options.target}`;
+      let json = converted.get(key);
+      if (!json) {
+        json = standard.jsonSchema[io](options);
+        converted.set(key, json);
+      }
+      return json;
+    };
+  return {
+    '~standard': {
+      ...standard,
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: once('input'), output: once('output') },
+    },
+  };
+}
+
+/** What the SDK registers for a tool, built once: the advertised schemas and the annotations. */
+interface Advertised {
+  inputSchema: StandardSchemaWithJSON;
+  outputSchema: StandardSchemaWithJSON;
+}
+const advertisedOf = new WeakMap<AnyTool, Advertised>();
+
+function advertise(tool: AnyTool): Advertised {
+  let known = advertisedOf.get(tool);
+  if (!known) {
+    known = { inputSchema: advertised(argumentsSchema(tool)), outputSchema: advertised(tool.output) };
+    advertisedOf.set(tool, known);
+  }
+  return known;
 }
 
 function argumentsSchema(tool: AnyTool): z.ZodType {
@@ -98,8 +133,7 @@ export function registerTools(server: McpServer, tools: AnyTool[], caller: McpCa
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: advertised(argumentsSchema(tool)),
-        outputSchema: advertised(tool.output),
+        ...advertise(tool),
         annotations: { readOnlyHint: tool.readOnly ?? false, openWorldHint: !tool.readOnly },
       },
       (args: unknown) => runTool(tool, caller, args, logger),
