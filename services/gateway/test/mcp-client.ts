@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 /** How a test client reaches the MCP endpoint: its key, the workspace header, the revision. */
-export interface McpClientOptions {
+interface McpClientOptions {
   key: string;
   workspace?: string;
   /** `modern`: the 2026-07-28 revision (pinned); default: the 2025 handshake. */
@@ -26,7 +26,7 @@ export async function mcpClient(url: string, options: McpClientOptions): Promise
   return client;
 }
 
-export interface ToolAnswer {
+interface ToolAnswer {
   isError: boolean;
   // biome-ignore lint/suspicious/noExplicitAny: tests read the JSON a tool answered
   value: any;

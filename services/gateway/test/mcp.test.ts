@@ -119,6 +119,35 @@ describe('tools', () => {
   });
 });
 
+describe('resources', () => {
+  // Guarantee: the read-only resources hold the REST records of the workspace, and a post of
+  // another workspace is "resource not found", not its content.
+  it('reads the accounts and a post as resources; not another workspace'"'"'s', async () => {
+    const post = (
+      await rest('POST', '/v1/posts', {
+        workspace: w.id,
+        caption: 'resource',
+        targets: [w.page],
+        draft: true,
+      })
+    ).body;
+    const read = async (client: Client, uri: string) => {
+      const { contents } = await client.readResource({ uri });
+      return JSON.parse((contents[0] as { text: string }).text);
+    };
+    expect(await read(mcp, `social://posts/${post.id}`)).toEqual(post);
+    expect(await read(mcp, 'social://workspace/accounts')).toEqual(
+      (await rest('GET', `/v1/workspaces/${w.id}/accounts?limit=200`)).body.data,
+    );
+    const stranger = await mcpClient(`${stack.gateway.url}/mcp`, { key: w.otherKey });
+    await expect(stranger.readResource({ uri: `social://posts/${post.id}` })).rejects.toThrow(/not found/i);
+    await expect(stranger.readResource({ uri: 'social://conversations/conv_nope' })).rejects.toThrow(
+      /not found/i,
+    );
+    await stranger.close();
+  });
+});
+
 describe('writes', () => {
   // Guarantee: a post created over MCP is the same post REST shows, created_by "mcp"; the same
   // idempotency_key gives the same post again, with other arguments a conflict.

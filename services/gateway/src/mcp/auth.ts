@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { IdentityClient } from '../clients.ts';
 
 /** The header naming the workspace a partner key works in over MCP (spec 4, `/mcp` row of 5). */
-export const WORKSPACE_HEADER = 'x-service-workspace';
+const WORKSPACE_HEADER = 'x-service-workspace';
 
 /**
  * Who calls a tool: the key itself (its kind decides what is partner-only, like `/events`) and

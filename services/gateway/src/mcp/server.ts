@@ -30,14 +30,14 @@ const INSTRUCTIONS =
   "decides it, or X-Service-Workspace for a partner key). Refusals carry the REST API's error " +
   'envelope: { error: { code, message, field } }.';
 
-export interface McpDeps {
+interface McpDeps {
   limiter: Limiter;
   clients: ServiceClients;
   logger: Logger;
 }
 
 /** Every tool, built once: a tool holds the service clients, never a caller. */
-export function mcpTools(clients: ServiceClients): AnyTool[] {
+function mcpTools(clients: ServiceClients): AnyTool[] {
   return [
     ...accountTools(clients),
     ...mediaTools(clients),

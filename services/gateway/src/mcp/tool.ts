@@ -14,7 +14,7 @@ type IdParams = z.ZodObject<{ id: z.ZodType<string> }>;
  * `id` is the path id of the route (`post_id` for `/v1/posts/:id`), checked like a path id: one
  * that cannot exist is `not_found`, as over REST.
  */
-export interface ToolSpec<I extends Shape> {
+interface ToolSpec<I extends Shape> {
   name: string;
   title: string;
   description: string;
@@ -26,7 +26,7 @@ export interface ToolSpec<I extends Shape> {
   run(call: ToolCall<z.infer<z.ZodObject<I>>>): Promise<unknown>;
 }
 
-export interface ToolCall<A> {
+interface ToolCall<A> {
   caller: McpCaller;
   /** The checked path id, when the tool has one (else ''). */
   id: string;
