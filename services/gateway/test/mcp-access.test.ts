@@ -132,7 +132,13 @@ describe('authentication', () => {
   });
 });
 
-const INSPECTOR = fileURLToPath(new URL('../node_modules/.bin/mcp-inspector', import.meta.url));
+/** The Inspector's bin, as the gateway's devDependency installs it (its `inspector` script). */
+const INSPECTOR = path.join(
+  fileURLToPath(new URL('..', import.meta.url)),
+  'node_modules',
+  '.bin',
+  'mcp-inspector',
+);
 
 /** The MCP Inspector's CLI mode against the gateway; answers its JSON output. */
 async function inspector(args: string[]): Promise<{ code: number; json: unknown; stderr: string }> {

@@ -122,7 +122,7 @@ describe('tools', () => {
 describe('resources', () => {
   // Guarantee: the read-only resources hold the REST records of the workspace, and a post of
   // another workspace is "resource not found", not its content.
-  it('reads the accounts and a post as resources; not another workspace'"'"'s', async () => {
+  it("reads the accounts and a post as resources; not another workspace's", async () => {
     const post = (
       await rest('POST', '/v1/posts', {
         workspace: w.id,

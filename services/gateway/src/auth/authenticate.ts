@@ -30,7 +30,7 @@ export async function authenticateRequest(
   return { principal: fromCached(lookup.principal), limit: lookup.limit };
 }
 
-export function rateLimitedError(limit: LimitResult): ServiceError {
+function rateLimitedError(limit: LimitResult): ServiceError {
   return new ServiceError(
     'rate_limited',
     `rate limit exceeded: ${limit.limit} requests per minute per API key; retry after ${retryAfterSeconds(limit)} s`,
