@@ -32,7 +32,10 @@ interface ToolAnswer {
   value: any;
 }
 
-/** Calls a tool; answers its structured content, and checks the text block says the same. */
+/**
+ * Calls a tool; answers its JSON: the structured content of a result (checked to say what the
+ * text block says), the error envelope of a refusal (text only: it does not match the output schema).
+ */
 export async function callTool(
   client: Client,
   name: string,
@@ -40,9 +43,14 @@ export async function callTool(
 ): Promise<ToolAnswer> {
   const result = await client.callTool({ name, arguments: args });
   const text = (result.content as { type: string; text?: string }[]).find((c) => c.type === 'text')?.text;
-  const value = result.structuredContent;
-  if (text === undefined || JSON.stringify(JSON.parse(text)) !== JSON.stringify(value)) {
+  if (text === undefined) throw new Error(`${name}: no text block`);
+  const fromText = JSON.parse(text);
+  if (result.isError === true) {
+    if (result.structuredContent !== undefined) throw new Error(`${name}: a refusal with structured content`);
+    return { isError: true, value: fromText };
+  }
+  if (JSON.stringify(fromText) !== JSON.stringify(result.structuredContent)) {
     throw new Error(`${name}: the text block differs from the structured content`);
   }
-  return { isError: result.isError === true, value };
+  return { isError: false, value: result.structuredContent };
 }

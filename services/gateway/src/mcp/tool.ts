@@ -91,14 +91,19 @@ function argumentsSchema(tool: AnyTool): z.ZodType {
   return tool.input.extend({ [tool.id.arg]: tool.id.params.shape.id });
 }
 
-/** What a tool answers: the JSON as text (for clients that read only text) and as structured content. */
-function answer(value: unknown, isError = false): CallToolResult {
+/**
+ * What a tool answers: the JSON as text (for clients that read only text) and as structured
+ * content. A refusal is `isError` with the error envelope as JSON text only: clients check
+ * structured content against the tool's output schema (the MCP Inspector does, errors included),
+ * which an envelope does not match.
+ */
+function answer(value: unknown): CallToolResult {
   const structured = (value ?? {}) as Record<string, unknown>;
-  return {
-    content: [{ type: 'text', text: JSON.stringify(structured) }],
-    structuredContent: structured,
-    ...(isError ? { isError: true } : {}),
-  };
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+}
+
+function refusal(envelope: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(envelope) }], isError: true };
 }
 
 /** Runs one call: its arguments checked as REST checks them, any refusal as the spec's envelope. */
@@ -118,11 +123,11 @@ async function runTool(
     const parsed = parseInput(tool.input, args, 'body');
     return answer(await tool.run({ caller, id, args: parsed }));
   } catch (error) {
-    const refusal = toServiceError(error as Error);
-    if (refusal.code === 'internal_error' || refusal.code === 'service_unavailable') {
+    const refused = toServiceError(error as Error);
+    if (refused.code === 'internal_error' || refused.code === 'service_unavailable') {
       logger.error({ err: error, tool: tool.name }, 'mcp tool failed');
     }
-    return answer({ error: refusal.toBody() }, true);
+    return refusal({ error: refused.toBody() });
   }
 }
 
