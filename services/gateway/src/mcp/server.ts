@@ -75,7 +75,7 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
   });
   const answer = async (request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
     if (!(await isLegacyRequest(request, body))) return modern.fetch(request, { parsedBody: body, authInfo });
-    return legacy(factory(authInfo), request, body, authInfo);
+    return legacy(() => factory(authInfo), request, body, authInfo);
   };
   return async (scope) => {
     scope.addHook('onRequest', mcpAuthentication({ limiter: deps.limiter, identity: deps.clients.identity }));
@@ -96,7 +96,7 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
 
 /** One 2025-era exchange: GET and DELETE (session operations) have no meaning without sessions. */
 async function legacy(
-  server: McpServer,
+  newServer: () => McpServer,
   request: Request,
   body: unknown,
   authInfo: AuthInfo,
@@ -109,6 +109,7 @@ async function legacy(
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
   });
+  const server = newServer();
   await server.connect(transport);
   try {
     return await transport.handleRequest(request, { parsedBody: body, authInfo });
