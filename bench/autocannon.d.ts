@@ -6,6 +6,7 @@ declare module 'autocannon' {
     duration?: number;
     headers?: Record<string, string>;
     method?: string;
+    body?: string;
   }
   export interface Histogram {
     average: number;

@@ -7,8 +7,8 @@ import Fastify, {
   type onRequestAsyncHookHandler,
   type onResponseAsyncHookHandler,
 } from 'fastify';
-import { authenticateRequest, rateLimitedError, retryAfterSeconds } from './auth/authenticate.ts';
-import type { Limiter, LimitResult } from './auth/limiter.ts';
+import { applyLimit, authenticateRequest } from './auth/authenticate.ts';
+import type { Limiter } from './auth/limiter.ts';
 import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
@@ -23,6 +23,7 @@ import type { Idempotency } from './http/idempotency.ts';
 import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
+import { MCP_PATHS, mcpRoutes } from './mcp/server.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
 import { accountRoutes } from './routes/accounts.ts';
 import { conversationRoutes } from './routes/conversations.ts';
@@ -109,6 +110,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   docsRoutes(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerUnversioned(app, deps);
+  app.register(mcpRoutes(deps));
   return app;
 }
 
@@ -118,19 +120,16 @@ function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHand
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    // A CORS preflight carries no credentials by design (see embed/session-cors.ts).
-    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route)) return;
+    // A CORS preflight carries no credentials by design (see embed/session-cors.ts); the MCP
+    // endpoint authenticates in its own scope (it also reads X-Service-Workspace).
+    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route) || MCP_PATHS.includes(route)) return;
     const { principal, limit } = await authenticateRequest(
       request.headers.authorization,
       limiter,
       clients.identity,
     );
     request.principal = principal;
-    setRateLimitHeaders(reply, limit);
-    if (!limit.allowed) {
-      reply.header('Retry-After', String(retryAfterSeconds(limit)));
-      throw rateLimitedError(limit, principal);
-    }
+    applyLimit(reply, limit, principal);
   };
 }
 
@@ -186,17 +185,9 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
   app.register(mediaFileRoutes(clients.publishing));
 }
 
-/** `/v1` routes carry an API key, except the docs and the hosted connect pages. */
+/** `/v1` routes and the MCP endpoint carry an API key, except the docs and the hosted connect pages. */
 function isAuthenticatedRoute(route: string | undefined): route is string {
+  if (route !== undefined && MCP_PATHS.includes(route)) return true;
   if (!route?.startsWith('/v1/') || PUBLIC_PATHS.has(route)) return false;
   return !CONNECT_PREFIXES.some((prefix) => route.startsWith(`${prefix}/`));
-}
-
-function setRateLimitHeaders(
-  reply: { header(name: string, value: string): unknown },
-  limit: LimitResult,
-): void {
-  reply.header('X-RateLimit-Limit', String(limit.limit));
-  reply.header('X-RateLimit-Remaining', String(limit.remaining));
-  reply.header('X-RateLimit-Reset', String(Math.max(1, Math.ceil(limit.waitMs / 1000))));
 }

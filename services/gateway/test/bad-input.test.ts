@@ -7,6 +7,8 @@ let stack: Stack;
 let key: string;
 let workspaceId: string;
 let sessionToken: string;
+/** A workspace key for the MCP cases: its own budget, untouched by the 300 REST cases. */
+let workspaceKey: string;
 
 beforeAll(async () => {
   stack = await startStack({ LOG_LEVEL: 'debug' });
@@ -23,6 +25,9 @@ beforeAll(async () => {
     allowed_origins: ['https://a.example'],
   });
   sessionToken = session.body.token;
+  workspaceKey = (
+    await api(stack.gateway.url, key)('POST', `/v1/workspaces/${workspaceId}/keys`, { label: 'mcp' })
+  ).body.key;
 });
 afterAll(() => stack.stop());
 
@@ -58,6 +63,8 @@ const PATHS = [
   '/v1/accounts/acc_x/inbox-sync',
   '/v1/embed-sessions',
   '/v1/embed-sessions/emb_x',
+  '/mcp',
+  '/v1/mcp',
 ];
 /** The widget's routes, called with an embed session (the stream is left out: it never ends). */
 const WIDGET_PATHS = [
@@ -139,6 +146,49 @@ describe('bad input', () => {
       }
     },
   );
+
+  // Guarantee: past authentication, the MCP endpoint answers junk (bad JSON, not JSON-RPC, wrong
+  // content types and methods, unknown tools, bad arguments) below 500, without a stack trace:
+  // the error envelope, a JSON-RPC error, or a tool result with isError.
+  it('answers 100 generated bad MCP requests without a 5xx or a stack trace', async () => {
+    const rng = random(20261125);
+    const rpc = (method: string, params: unknown) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
+    const MCP_BODIES = [
+      ...BODIES.slice(0, 6),
+      '{"jsonrpc":"1.0","id":1,"method":"tools/list"}',
+      '{"jsonrpc":"2.0","method":"tools/call"}',
+      rpc('tools/call', { name: 'nope' }),
+      rpc('tools/call', { name: 'get_post', arguments: { post_id: 5 } }),
+      rpc('tools/call', { name: 'create_post', arguments: 'x' }),
+      rpc('tools/call', { name: 'list_posts', arguments: { limit: '9999', extra: [] } }),
+      rpc('resources/read', { uri: 'social://posts/../../x' }),
+      rpc('no/such/method', {}),
+      `[${rpc('tools/list', {})},${rpc('tools/list', {})}]`,
+    ];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 100; i++) {
+      const method = rng.pick(['POST', 'POST', 'POST', 'GET', 'DELETE', 'PUT']);
+      const withBody = method === 'POST' || method === 'PUT';
+      const response = await fetch(`${stack.gateway.url}${rng.pick(['/mcp', '/v1/mcp'])}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${workspaceKey}`,
+          accept: rng.pick(['application/json, text/event-stream', 'text/html', '*/*']),
+          ...(withBody ? { 'content-type': rng.pick(CONTENT_TYPES.slice(0, 3)) } : {}),
+        },
+        body: withBody ? rng.pick(MCP_BODIES) : undefined,
+      });
+      const text = await response.text();
+      const context = `${method} → ${response.status} ${text.slice(0, 200)}`;
+      expect(response.status, context).toBeLessThan(500);
+      expect(text, context).not.toMatch(/at .*\.ts:\d+|node_modules|internal error/);
+      statuses.add(response.status);
+    }
+    // The junk reached MCP itself (JSON-RPC answers, 200 for tool results), not only the checks before it.
+    expect(statuses.has(200)).toBe(true);
+    expect(statuses.has(429)).toBe(false);
+  });
 
   // Guarantee: the precise code and field for each kind of bad input.
   it('names the field at fault', async () => {

@@ -239,3 +239,49 @@ describe('permission matrix', () => {
     }
   }
 });
+
+/** One MCP request (a 2025 `initialize`), as any MCP client opens. */
+function mcpInitialize(token: string | undefined, workspace?: string) {
+  return fetch(`${stack.gateway.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(workspace ? { 'x-service-workspace': workspace } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'matrix', version: '1' },
+      },
+    }),
+  });
+}
+
+describe('permission matrix: /mcp', () => {
+  // Guarantee: the `/mcp` row of spec section 5: a partner key with X-Service-Workspace, a
+  // workspace key in its own workspace; an embed session is refused (403), no token is 401.
+  it('answers each caller as the /mcp row says', async () => {
+    const { tokens, path } = await fixtures();
+    const own = path('/v1/workspaces/:id').split('/').pop();
+    const cases: [Caller, string | undefined, number, string?][] = [
+      ['partner', own, 200],
+      ['partner', undefined, 400, 'validation_error'],
+      ['ownWorkspace', undefined, 200],
+      ['ownWorkspace', own, 200],
+      ['otherWorkspace', own, 403, 'forbidden'],
+      ['embed', own, 403, 'forbidden'],
+      ['none', own, 401, 'unauthorized'],
+    ];
+    for (const [caller, workspace, status, code] of cases) {
+      const response = await mcpInitialize(tokens[caller], workspace);
+      expect(response.status, `${caller} ${workspace ?? ''}`).toBe(status);
+      if (code) expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    }
+  });
+});

@@ -31,8 +31,8 @@ export async function authenticateRequest(
   return { principal: fromCached(lookup.principal), limit: lookup.limit };
 }
 
-export function rateLimitedError(limit: LimitResult, principal?: Principal): ServiceError {
-  const per = principal?.kind === 'embed' ? 'embed session' : 'API key';
+function rateLimitedError(limit: LimitResult, principal: Principal): ServiceError {
+  const per = principal.kind === 'embed' ? 'embed session' : 'API key';
   return new ServiceError(
     'rate_limited',
     `rate limit exceeded: ${limit.limit} requests per minute per ${per}; retry after ${retryAfterSeconds(limit)} s`,
@@ -41,4 +41,18 @@ export function rateLimitedError(limit: LimitResult, principal?: Principal): Ser
 
 export function retryAfterSeconds(limit: LimitResult): number {
   return Math.max(1, Math.ceil(limit.waitMs / 1000));
+}
+
+/** Sets the X-RateLimit-* headers of an authenticated answer; over the budget, 429 with Retry-After. */
+export function applyLimit(
+  reply: { header(name: string, value: string): unknown },
+  limit: LimitResult,
+  principal: Principal,
+): void {
+  reply.header('X-RateLimit-Limit', String(limit.limit));
+  reply.header('X-RateLimit-Remaining', String(limit.remaining));
+  reply.header('X-RateLimit-Reset', String(Math.max(1, Math.ceil(limit.waitMs / 1000))));
+  if (limit.allowed) return;
+  reply.header('Retry-After', String(retryAfterSeconds(limit)));
+  throw rateLimitedError(limit, principal);
 }

@@ -39,6 +39,8 @@ export const PERMISSIONS = {
   objects: { partner: 'allow', workspace: 'own-objects', embed: 'deny' },
   /** /webhook, /webhook/test, /events, /embed-sessions */
   partnerOnly: { partner: 'allow', workspace: 'deny', embed: 'deny' },
+  /** /mcp: a partner key names the workspace in X-Service-Workspace; a workspace key works in its own */
+  mcp: { partner: 'allow', workspace: 'own-workspace', embed: 'deny' },
   /** /embed/session and /embed/stream: any surface */
   embed: { partner: 'deny', workspace: 'deny', embed: 'own-objects' },
   /** /embed/accounts, /embed/connect */

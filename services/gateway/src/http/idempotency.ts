@@ -100,6 +100,17 @@ export interface IdempotencyClaim {
   requestHash: string;
 }
 
+/**
+ * The record's id (key, caller, and what was called: a path, or an MCP tool) and what was asked,
+ * hashed. MCP tools hand this claim straight to the service that keeps its own (posts, sends).
+ */
+export function claimOf(principal: Principal, called: string, key: string, asked: unknown): IdempotencyClaim {
+  return {
+    key: sha256Hex(JSON.stringify([principal.partnerId, principal.workspaceId ?? '', called, key])),
+    requestHash: sha256Hex(JSON.stringify(asked ?? null)),
+  };
+}
+
 export class Idempotency {
   constructor(
     private readonly redis: Redis,
@@ -124,10 +135,7 @@ export class Idempotency {
     const key = keyOf(request);
     if (key === undefined) return { ...(await write(undefined)), replayed: false };
     const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
-    const claim = {
-      key: sha256Hex(JSON.stringify([principal.partnerId, principal.workspaceId ?? '', path, key])),
-      requestHash: sha256Hex(JSON.stringify(asked ?? null)),
-    };
+    const claim = claimOf(principal, path, key, asked);
     const recordKey = `${this.prefix}idem:${claim.key}`;
     const running = JSON.stringify({
       state: 'running',

@@ -1,4 +1,3 @@
-import type { ConnectLink } from '@svc/contracts';
 import { accountView, network } from '@svc/contracts/public';
 import { z } from 'zod';
 import { grpcCaller, type Principal } from '../auth/principal.ts';
@@ -7,7 +6,7 @@ import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { paged, pagination, pathId, timestamp } from '../http/schemas.ts';
 
-const connectLinkView = z
+export const connectLinkView = z
   .object({
     id: z.string(),
     workspace: z.string(),
@@ -19,26 +18,70 @@ const connectLinkView = z
   })
   .meta({ id: 'ConnectLink' });
 
-/** A link to the hosted connect page: for the partner's user (REST) or the widget's popup (embed). */
-export async function createConnectLink(
-  accounts: AccountsClient,
-  principal: Principal,
-  workspaceId: string,
-  link: { networks: string[]; redirectUrl: string; expiresInSeconds: number },
-): Promise<ConnectLink> {
-  const { link: created } = await accounts.createConnectLink({
-    caller: grpcCaller(principal),
-    workspaceId,
-    ...link,
-  });
-  if (!created) throw new Error('accounts returned no link');
-  return created;
+const workspaceParams = z.strictObject({ id: pathId('workspace', 'workspace') });
+export const accountParams = z.strictObject({ id: pathId('account', 'account') });
+
+/** The request schemas of the account routes, shared with the MCP tools that mirror them. */
+export const connectLinkBody = z.strictObject({
+  networks: z.array(network).min(1).max(2).optional().describe('networks to offer; both by default'),
+  redirect_url: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe('where the user returns afterwards, with status and account ids (https, or http on localhost)'),
+  expires_in: z.number().int().min(60).max(604_800).optional().describe('seconds; default 86400'),
+});
+
+export const accountListQuery = z.strictObject({
+  ...pagination,
+  network: network.optional(),
+  status: z.enum(['active', 'expired', 'revoked', 'error']).optional(),
+});
+
+/** The accounts calls behind REST, the widget and MCP, so all answer with the same records. */
+export function accountCalls(accounts: AccountsClient) {
+  return {
+    async createConnectLink(
+      principal: Principal,
+      workspaceId: string,
+      body: z.infer<typeof connectLinkBody>,
+    ): Promise<z.infer<typeof connectLinkView>> {
+      const { link } = await accounts.createConnectLink({
+        caller: grpcCaller(principal),
+        workspaceId,
+        networks: body.networks ?? [],
+        redirectUrl: body.redirect_url ?? '',
+        expiresInSeconds: body.expires_in ?? 0,
+      });
+      if (!link) throw new Error('accounts returned no link');
+      return {
+        id: link.id,
+        workspace: link.workspaceId,
+        url: link.url,
+        networks: link.networks as z.infer<typeof network>[],
+        redirect_url: link.redirectUrl || null,
+        expires_at: link.expiresAt,
+        created: link.createdAt,
+      };
+    },
+    list: (principal: Principal, workspaceId: string, query: z.infer<typeof accountListQuery>) =>
+      accounts.listAccounts({
+        caller: grpcCaller(principal),
+        workspaceId,
+        network: query.network ?? '',
+        status: query.status ?? '',
+        page: query.page,
+        limit: query.limit,
+      }),
+    get: (principal: Principal, accountId: string) =>
+      accounts.getAccount({ caller: grpcCaller(principal), accountId }),
+    refresh: (principal: Principal, accountId: string) =>
+      accounts.refreshAccount({ caller: grpcCaller(principal), accountId }),
+  };
 }
 
-const workspaceParams = z.strictObject({ id: pathId('workspace', 'workspace') });
-const accountParams = z.strictObject({ id: pathId('account', 'account') });
-
 export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
+  const calls = accountCalls(accounts);
   return [
     defineRoute({
       method: 'POST',
@@ -46,35 +89,10 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       summary: 'Create a link to the hosted connect page, where the end user connects accounts',
       permission: 'workspaceChildren',
       params: workspaceParams,
-      body: z.strictObject({
-        networks: z.array(network).min(1).max(2).optional().describe('networks to offer; both by default'),
-        redirect_url: z
-          .string()
-          .max(2000)
-          .optional()
-          .describe(
-            'where the user returns afterwards, with status and account ids (https, or http on localhost)',
-          ),
-        expires_in: z.number().int().min(60).max(604_800).optional().describe('seconds; default 86400'),
-      }),
+      body: connectLinkBody,
       status: 201,
       response: connectLinkView,
-      async handler({ principal, params, body }) {
-        const link = await createConnectLink(accounts, principal, params.id, {
-          networks: body.networks ?? [],
-          redirectUrl: body.redirect_url ?? '',
-          expiresInSeconds: body.expires_in ?? 0,
-        });
-        return {
-          id: link.id,
-          workspace: link.workspaceId,
-          url: link.url,
-          networks: link.networks,
-          redirect_url: link.redirectUrl || null,
-          expires_at: link.expiresAt,
-          created: link.createdAt,
-        };
-      },
+      handler: ({ principal, params, body }) => calls.createConnectLink(principal, params.id, body),
     }),
     defineRoute({
       method: 'GET',
@@ -82,22 +100,11 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       summary: 'List the accounts connected to a workspace',
       permission: 'workspaceChildren',
       params: workspaceParams,
-      query: z.strictObject({
-        ...pagination,
-        network: network.optional(),
-        status: z.enum(['active', 'expired', 'revoked', 'error']).optional(),
-      }),
+      query: accountListQuery,
       status: 200,
       response: paged(accountView),
       async handler({ principal, params, query }) {
-        const { accountsJson, total } = await accounts.listAccounts({
-          caller: grpcCaller(principal),
-          workspaceId: params.id,
-          network: query.network ?? '',
-          status: query.status ?? '',
-          page: query.page,
-          limit: query.limit,
-        });
+        const { accountsJson, total } = await calls.list(principal, params.id, query);
         return pagedJsonText(accountsJson, query.page, query.limit, total);
       },
     }),
@@ -110,11 +117,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: accountView,
       async handler({ principal, params }) {
-        const { accountJson } = await accounts.getAccount({
-          caller: grpcCaller(principal),
-          accountId: params.id,
-        });
-        return jsonText(accountJson);
+        return jsonText((await calls.get(principal, params.id)).accountJson);
       },
     }),
     defineRoute({
@@ -138,11 +141,7 @@ export function accountRoutes(accounts: AccountsClient): AnyRoute[] {
       status: 200,
       response: accountView,
       async handler({ principal, params }) {
-        const { accountJson } = await accounts.refreshAccount({
-          caller: grpcCaller(principal),
-          accountId: params.id,
-        });
-        return jsonText(accountJson);
+        return jsonText((await calls.refresh(principal, params.id)).accountJson);
       },
     }),
   ];

@@ -7,10 +7,10 @@ import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
 
-const conversationParams = z.strictObject({ id: pathId('conversation', 'conversation') });
+export const conversationParams = z.strictObject({ id: pathId('conversation', 'conversation') });
 
 /** A send's body: the same for REST, the widget and MCP (each names its own source). */
-const sendMessageBody = z.strictObject({
+export const sendMessageBody = z.strictObject({
   text: z.string().max(8000).optional().describe('the message, comment or reply'),
   media: z
     .array(idField('media', 'media'))
@@ -28,9 +28,9 @@ const sendMessageBody = z.strictObject({
     .describe('direct messages: a human agent may answer for 7 days after the last message'),
 });
 
-const privateReplyBody = z.strictObject({ text: z.string().min(1).max(2000) });
+export const privateReplyBody = z.strictObject({ text: z.string().min(1).max(2000) });
 
-const conversationListQuery = z.strictObject({
+export const conversationListQuery = z.strictObject({
   ...pagination,
   workspace: idField('workspace', 'workspace').optional(),
   account: idField('account', 'account').optional(),
@@ -40,11 +40,54 @@ const conversationListQuery = z.strictObject({
   since: timestamp.optional().describe('only conversations with activity after this instant'),
 });
 
+export const messageParams = z.strictObject({ id: pathId('message', 'message') });
+
+export const messageListQuery = z.strictObject({
+  ...pagination,
+  since: timestamp.optional().describe('only messages written after this instant'),
+});
+
+export const conversationUpdateBody = z.strictObject({
+  read: z.literal(true).optional().describe('true resets unread_count'),
+  archived: z.boolean().optional(),
+});
+
 type Source = 'api' | 'widget' | 'mcp';
 
 /** The inbox calls behind REST, the widget and MCP, so each surface sends exactly the same way. */
-function inboxCalls(inbox: InboxClient) {
+export function inboxCalls(inbox: InboxClient) {
   return {
+    get: (principal: Principal, conversationId: string) =>
+      inbox.getConversation({ caller: grpcCaller(principal), conversationId }),
+    update: (principal: Principal, conversationId: string, body: z.infer<typeof conversationUpdateBody>) =>
+      inbox.updateConversation({
+        caller: grpcCaller(principal),
+        conversationId,
+        read: body.read ?? false,
+        archived: body.archived,
+      }),
+    messages: (principal: Principal, conversationId: string, query: z.infer<typeof messageListQuery>) =>
+      inbox.listMessages({
+        caller: grpcCaller(principal),
+        conversationId,
+        since: query.since ?? '',
+        page: query.page,
+        limit: query.limit,
+      }),
+    privateReply: (
+      principal: Principal,
+      messageId: string,
+      body: z.infer<typeof privateReplyBody>,
+      source: Source,
+      idempotency: IdempotencyClaim | undefined,
+    ) =>
+      inbox.sendPrivateReply({
+        caller: grpcCaller(principal),
+        messageId,
+        text: body.text,
+        source,
+        idempotency,
+      }),
     list: (principal: Principal, query: z.infer<typeof conversationListQuery>) =>
       inbox.listConversations({
         caller: grpcCaller(principal),
@@ -102,11 +145,7 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       status: 200,
       response: conversationView,
       async handler({ principal, params }) {
-        const { conversationJson } = await inbox.getConversation({
-          caller: grpcCaller(principal),
-          conversationId: params.id,
-        });
-        return jsonText(conversationJson);
+        return jsonText((await calls.get(principal, params.id)).conversationJson);
       },
     }),
     defineRoute({
@@ -115,20 +154,11 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       summary: 'Mark a conversation read (unread_count back to 0) or (un)archive it',
       permission: 'objects',
       params: conversationParams,
-      body: z.strictObject({
-        read: z.literal(true).optional().describe('true resets unread_count'),
-        archived: z.boolean().optional(),
-      }),
+      body: conversationUpdateBody,
       status: 200,
       response: conversationView,
       async handler({ principal, params, body }) {
-        const { conversationJson } = await inbox.updateConversation({
-          caller: grpcCaller(principal),
-          conversationId: params.id,
-          read: body.read ?? false,
-          archived: body.archived,
-        });
-        return jsonText(conversationJson);
+        return jsonText((await calls.update(principal, params.id, body)).conversationJson);
       },
     }),
     defineRoute({
@@ -137,20 +167,11 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       summary: 'List the messages of a conversation, oldest first',
       permission: 'objects',
       params: conversationParams,
-      query: z.strictObject({
-        ...pagination,
-        since: timestamp.optional().describe('only messages written after this instant'),
-      }),
+      query: messageListQuery,
       status: 200,
       response: paged(messageView),
       async handler({ principal, params, query }) {
-        const { messagesJson, total } = await inbox.listMessages({
-          caller: grpcCaller(principal),
-          conversationId: params.id,
-          since: query.since ?? '',
-          page: query.page,
-          limit: query.limit,
-        });
+        const { messagesJson, total } = await calls.messages(principal, params.id, query);
         return pagedJsonText(messagesJson, query.page, query.limit, total);
       },
     }),
@@ -175,18 +196,12 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
       url: '/v1/messages/:id/private-reply',
       summary: 'Send the one private reply (a direct message) the network allows to a comment, within 7 days',
       permission: 'objects',
-      params: z.strictObject({ id: pathId('message', 'message') }),
+      params: messageParams,
       body: privateReplyBody,
       status: 201,
       response: messageView,
       async handler({ principal, params, body, reply, idempotency }) {
-        const sent = await inbox.sendPrivateReply({
-          caller: grpcCaller(principal),
-          messageId: params.id,
-          text: body.text,
-          source: originOf(principal),
-          idempotency,
-        });
+        const sent = await calls.privateReply(principal, params.id, body, originOf(principal), idempotency);
         markReplay(reply, sent.replayed);
         return jsonText(sent.messageJson);
       },

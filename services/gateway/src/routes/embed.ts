@@ -6,7 +6,7 @@ import type { EmbedStreams } from '../embed/event-streams.ts';
 import { restRoute, widgetVersion } from '../embed/widget-route.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { timestamp } from '../http/schemas.ts';
-import { createConnectLink } from './accounts.ts';
+import { accountCalls } from './accounts.ts';
 import { surface } from './embed-sessions.ts';
 
 /** How long the widget's popup has to finish the network's consent. */
@@ -117,10 +117,9 @@ function connectRoute({ accounts }: ServiceClients): AnyRoute {
     status: 201,
     response: z.object({ url: z.string().describe('open it in a popup started by a click') }),
     async handler({ principal, body }) {
-      const link = await createConnectLink(accounts, principal, principal.workspaceId ?? '', {
+      const link = await accountCalls(accounts).createConnectLink(principal, principal.workspaceId ?? '', {
         networks: [body.network],
-        redirectUrl: '',
-        expiresInSeconds: CONNECT_LINK_TTL_S,
+        expires_in: CONNECT_LINK_TTL_S,
       });
       return { url: `${link.url}/${encodeURIComponent(body.network)}/start` };
     },

@@ -18,7 +18,7 @@ const EVENT_TYPES = [
   'message.sent',
 ] as const;
 
-const eventView = z
+export const eventView = z
   .object({
     id: z.string().describe('the same on every retry; de-duplicate by it'),
     type: z.string(),
@@ -61,6 +61,31 @@ export function toAttemptView(a: DeliveryAttempt): z.infer<typeof attemptView> {
 const deliveryState = z.enum(['pending', 'delivered', 'undelivered']);
 const eventIdParams = z.strictObject({ id: pathId('event', 'event') });
 
+export const eventListQuery = z.strictObject({
+  ...pagination,
+  workspace: idField('workspace', 'workspace').optional(),
+  type: z.enum(EVENT_TYPES).optional().describe('one event type'),
+  since: z.iso.datetime({ offset: true }).optional().describe('events created after this instant'),
+});
+
+/** A page of the partner's events, as REST and MCP list them. */
+export async function listEvents(
+  webhooks: WebhooksClient,
+  partnerSlug: string,
+  query: z.infer<typeof eventListQuery>,
+) {
+  const { eventsJson, total } = await webhooks.listEvents({
+    partnerSlug,
+    workspaceId: query.workspace,
+    type: query.type,
+    since: query.since,
+    page: query.page,
+    limit: query.limit,
+  });
+  const data = eventsJson.map((body) => JSON.parse(body) as z.infer<typeof eventView>);
+  return { data, page: query.page, limit: query.limit, total };
+}
+
 export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
   return [
     defineRoute({
@@ -68,26 +93,10 @@ export function eventRoutes(webhooks: WebhooksClient): AnyRoute[] {
       url: '/v1/events',
       summary: 'List events, oldest first; each item is exactly the body a webhook delivery carries',
       permission: 'partnerOnly',
-      query: z.strictObject({
-        ...pagination,
-        workspace: idField('workspace', 'workspace').optional(),
-        type: z.enum(EVENT_TYPES).optional().describe('one event type'),
-        since: z.iso.datetime({ offset: true }).optional().describe('events created after this instant'),
-      }),
+      query: eventListQuery,
       status: 200,
       response: paged(eventView),
-      async handler({ principal, query }) {
-        const { eventsJson, total } = await webhooks.listEvents({
-          partnerSlug: principal.partnerSlug,
-          workspaceId: query.workspace,
-          type: query.type,
-          since: query.since,
-          page: query.page,
-          limit: query.limit,
-        });
-        const data = eventsJson.map((body) => JSON.parse(body) as z.infer<typeof eventView>);
-        return { data, page: query.page, limit: query.limit, total };
-      },
+      handler: ({ principal, query }) => listEvents(webhooks, principal.partnerSlug, query),
     }),
     defineRoute({
       method: 'GET',

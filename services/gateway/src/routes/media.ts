@@ -4,7 +4,7 @@ import { sha256Hex } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { grpcCaller } from '../auth/principal.ts';
+import { grpcCaller, type Principal } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
@@ -15,6 +15,30 @@ const DEFAULT_MEDIA_MAX_BYTES = 8 * 1024 * 1024;
 
 const mediaParams = z.strictObject({ id: pathId('media', 'media') });
 const workspaceId = idField('workspace', 'workspace');
+
+/** The JSON body of `POST /v1/media`, shared with the MCP tool that fetches media by URL. */
+export const mediaBody = z.strictObject({
+  workspace: workspaceId,
+  url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('an http(s) URL to fetch the image from; failures to fetch answer 502 network_error'),
+});
+
+/** Stores an image (uploaded bytes, or fetched from a URL by publishing): REST and MCP alike. */
+export const createMedia = (
+  publishing: PublishingClient,
+  principal: Principal,
+  workspace: string,
+  source: { data?: Uint8Array; url?: string },
+) =>
+  publishing.createMedia({
+    caller: grpcCaller(principal),
+    workspaceId: workspace,
+    data: source.data ?? new Uint8Array(),
+    url: source.url ?? '',
+  });
 
 /** The uploaded file of a multipart request, kept beside the request until its handler runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
@@ -27,14 +51,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
       summary:
         'Upload an image (multipart/form-data with fields `file` and `workspace`) or fetch it from a URL (JSON `{ workspace, url }`). JPEG, PNG and WebP are accepted; the type and dimensions are read from the bytes.',
       permission: 'objects',
-      body: z.strictObject({
-        workspace: workspaceId,
-        url: z
-          .string()
-          .max(2048)
-          .optional()
-          .describe('an http(s) URL to fetch the image from; failures to fetch answer 502 network_error'),
-      }),
+      body: mediaBody,
       formBody: z.object({
         workspace: workspaceId,
         file: z.file().describe(`the image; at most ${maxBytes} bytes`),
@@ -56,11 +73,9 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
                 'url is required (or upload the file as multipart/form-data with the fields file and workspace)',
               );
         }
-        const { mediaJson } = await publishing.createMedia({
-          caller: grpcCaller(principal),
-          workspaceId: body.workspace,
-          data: file ?? new Uint8Array(),
-          url: body.url ?? '',
+        const { mediaJson } = await createMedia(publishing, principal, body.workspace, {
+          data: file,
+          url: body.url,
         });
         return jsonText(mediaJson);
       },

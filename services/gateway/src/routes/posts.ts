@@ -1,23 +1,131 @@
 import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
 import { z } from 'zod';
-import { grpcCaller, originOf } from '../auth/principal.ts';
+import { grpcCaller, originOf, type Principal } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
-import { markReplay } from '../http/idempotency.ts';
+import { type IdempotencyClaim, markReplay } from '../http/idempotency.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
+import { accountParams } from './accounts.ts';
 
 /** `wait=true` answers within 25 s; the gRPC deadline leaves room for the answer itself. */
 const WAIT_MS = 25_000;
 const waitOptions = (wait: boolean | undefined) => (wait ? { deadlineMs: WAIT_MS + 5_000 } : undefined);
 
 const ids = (kind: 'media' | 'account', what: string) => z.array(idField(kind, what)).max(10);
-const postParams = z.strictObject({ id: pathId('post', 'post') });
+export const postParams = z.strictObject({ id: pathId('post', 'post') });
 const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
 
+/** The request schemas of the post routes, shared with the MCP tools that mirror them. */
+export const createPostBody = z.strictObject({
+  workspace: idField('workspace', 'workspace'),
+  caption: z.string().max(63_206).default(''),
+  media: ids('media', 'media').default([]),
+  targets: ids('account', 'account').min(1),
+  schedule_at: timestamp.optional(),
+  external_ref: z.string().min(1).max(255).optional(),
+  options: postOptions.default({}),
+  draft: z.boolean().default(false).describe('keep as a draft; publish with POST /v1/posts/:id/publish'),
+});
+
+export const postListQuery = z.strictObject({
+  ...pagination,
+  workspace: idField('workspace', 'workspace').optional(),
+  status: z.enum(['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed']).optional(),
+  external_ref: z.string().min(1).max(255).optional(),
+  account: idField('account', 'account').optional(),
+  created_after: timestamp.optional(),
+  created_before: timestamp.optional(),
+});
+
+export const updatePostBody = z.strictObject({
+  caption: z.string().max(63_206).optional(),
+  media: ids('media', 'media').optional(),
+  targets: ids('account', 'account').min(1).optional(),
+  schedule_at: timestamp.nullable().optional(),
+  external_ref: z.string().min(1).max(255).optional(),
+  options: postOptions.optional(),
+});
+
+/** Who asked for a post (`created_by`): the REST API or the MCP endpoint. */
+type CreatedBy = 'api' | 'widget' | 'mcp';
+
+interface CreateOptions {
+  wait?: boolean;
+  dryRun?: boolean;
+  createdBy: CreatedBy;
+  idempotency: IdempotencyClaim | undefined;
+}
+
+/** The publishing calls behind REST and MCP, so both create, read and publish posts the same way. */
+export function postCalls(publishing: PublishingClient) {
+  return {
+    create: (principal: Principal, body: z.infer<typeof createPostBody>, options: CreateOptions) =>
+      publishing.createPost(
+        {
+          caller: grpcCaller(principal),
+          workspaceId: body.workspace,
+          caption: body.caption,
+          mediaIds: body.media,
+          accountIds: body.targets,
+          scheduleAt: body.schedule_at ?? '',
+          externalRef: body.external_ref ?? '',
+          optionsJson: JSON.stringify(body.options),
+          draft: body.draft,
+          createdBy: options.createdBy,
+          waitMs: options.wait ? WAIT_MS : 0,
+          idempotency: options.idempotency,
+          dryRun: options.dryRun ?? false,
+        },
+        waitOptions(options.wait),
+      ),
+    list: (principal: Principal, query: z.infer<typeof postListQuery>) =>
+      publishing.listPosts({
+        caller: grpcCaller(principal),
+        workspaceId: query.workspace ?? '',
+        status: query.status ?? '',
+        externalRef: query.external_ref ?? '',
+        accountId: query.account ?? '',
+        createdAfter: query.created_after ?? '',
+        createdBefore: query.created_before ?? '',
+        page: query.page,
+        limit: query.limit,
+      }),
+    get: (principal: Principal, postId: string) =>
+      publishing.getPost({ caller: grpcCaller(principal), postId }),
+    update: (principal: Principal, postId: string, body: z.infer<typeof updatePostBody>) =>
+      publishing.updatePost({
+        caller: grpcCaller(principal),
+        postId,
+        caption: body.caption,
+        mediaIds: body.media ?? [],
+        replaceMedia: body.media !== undefined,
+        accountIds: body.targets ?? [],
+        replaceTargets: body.targets !== undefined,
+        scheduleAt: body.schedule_at ?? undefined,
+        clearSchedule: body.schedule_at === null,
+        externalRef: body.external_ref,
+        optionsJson: body.options === undefined ? undefined : JSON.stringify(body.options),
+      }),
+    publish: (
+      principal: Principal,
+      postId: string,
+      wait: boolean | undefined,
+      idempotency: IdempotencyClaim | undefined,
+    ) =>
+      publishing.publishPost(
+        { caller: grpcCaller(principal), postId, waitMs: wait ? WAIT_MS : 0, idempotency },
+        waitOptions(wait),
+      ),
+    publishingLimit: (principal: Principal, accountId: string) =>
+      publishing.getPublishingLimit({ caller: grpcCaller(principal), accountId }),
+  };
+}
+
 export function postRoutes(publishing: PublishingClient): AnyRoute[] {
+  const calls = postCalls(publishing);
   return [
     defineRoute({
       method: 'POST',
@@ -30,41 +138,17 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
           'run every check and answer 200 with what would be sent; create nothing',
         ),
       }),
-      body: z.strictObject({
-        workspace: idField('workspace', 'workspace'),
-        caption: z.string().max(63_206).default(''),
-        media: ids('media', 'media').default([]),
-        targets: ids('account', 'account').min(1),
-        schedule_at: timestamp.optional(),
-        external_ref: z.string().min(1).max(255).optional(),
-        options: postOptions.default({}),
-        draft: z
-          .boolean()
-          .default(false)
-          .describe('keep as a draft; publish with POST /v1/posts/:id/publish'),
-      }),
+      body: createPostBody,
       status: 201,
       alternateStatus: [200],
       response: z.union([postView, postDryRunView]),
       async handler({ principal, query, body, reply, idempotency }) {
-        const { postJson, replayed, dryRunJson } = await publishing.createPost(
-          {
-            caller: grpcCaller(principal),
-            workspaceId: body.workspace,
-            caption: body.caption,
-            mediaIds: body.media,
-            accountIds: body.targets,
-            scheduleAt: body.schedule_at ?? '',
-            externalRef: body.external_ref ?? '',
-            optionsJson: JSON.stringify(body.options),
-            draft: body.draft,
-            createdBy: originOf(principal),
-            waitMs: query.wait ? WAIT_MS : 0,
-            idempotency,
-            dryRun: query.dry_run ?? false,
-          },
-          waitOptions(query.wait),
-        );
+        const { postJson, replayed, dryRunJson } = await calls.create(principal, body, {
+          wait: query.wait,
+          dryRun: query.dry_run,
+          createdBy: originOf(principal),
+          idempotency,
+        });
         if (dryRunJson) {
           reply.code(200);
           return jsonText(dryRunJson);
@@ -78,29 +162,11 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       url: '/v1/posts',
       summary: 'List posts, oldest first',
       permission: 'objects',
-      query: z.strictObject({
-        ...pagination,
-        workspace: idField('workspace', 'workspace').optional(),
-        status: z.enum(['draft', 'scheduled', 'publishing', 'published', 'partial', 'failed']).optional(),
-        external_ref: z.string().min(1).max(255).optional(),
-        account: idField('account', 'account').optional(),
-        created_after: timestamp.optional(),
-        created_before: timestamp.optional(),
-      }),
+      query: postListQuery,
       status: 200,
       response: paged(postView),
       async handler({ principal, query }) {
-        const { postsJson, total } = await publishing.listPosts({
-          caller: grpcCaller(principal),
-          workspaceId: query.workspace ?? '',
-          status: query.status ?? '',
-          externalRef: query.external_ref ?? '',
-          accountId: query.account ?? '',
-          createdAfter: query.created_after ?? '',
-          createdBefore: query.created_before ?? '',
-          page: query.page,
-          limit: query.limit,
-        });
+        const { postsJson, total } = await calls.list(principal, query);
         return pagedJsonText(postsJson, query.page, query.limit, total);
       },
     }),
@@ -113,8 +179,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params }) {
-        const { postJson } = await publishing.getPost({ caller: grpcCaller(principal), postId: params.id });
-        return jsonText(postJson);
+        return jsonText((await calls.get(principal, params.id)).postJson);
       },
     }),
     defineRoute({
@@ -123,31 +188,11 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       summary: 'Change a draft, scheduled, failed or partial post (409 once published or publishing)',
       permission: 'objects',
       params: postParams,
-      body: z.strictObject({
-        caption: z.string().max(63_206).optional(),
-        media: ids('media', 'media').optional(),
-        targets: ids('account', 'account').min(1).optional(),
-        schedule_at: timestamp.nullable().optional(),
-        external_ref: z.string().min(1).max(255).optional(),
-        options: postOptions.optional(),
-      }),
+      body: updatePostBody,
       status: 200,
       response: postView,
       async handler({ principal, params, body }) {
-        const { postJson } = await publishing.updatePost({
-          caller: grpcCaller(principal),
-          postId: params.id,
-          caption: body.caption,
-          mediaIds: body.media ?? [],
-          replaceMedia: body.media !== undefined,
-          accountIds: body.targets ?? [],
-          replaceTargets: body.targets !== undefined,
-          scheduleAt: body.schedule_at ?? undefined,
-          clearSchedule: body.schedule_at === null,
-          externalRef: body.external_ref,
-          optionsJson: body.options === undefined ? undefined : JSON.stringify(body.options),
-        });
-        return jsonText(postJson);
+        return jsonText((await calls.update(principal, params.id, body)).postJson);
       },
     }),
     defineRoute({
@@ -156,15 +201,11 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       summary:
         "A photo_network account's rolling 24-hour publishing limit: limit, used, remaining, next free slot",
       permission: 'objects',
-      params: z.strictObject({ id: pathId('account', 'account') }),
+      params: accountParams,
       status: 200,
       response: publishingLimitView,
       async handler({ principal, params }) {
-        const { limitJson } = await publishing.getPublishingLimit({
-          caller: grpcCaller(principal),
-          accountId: params.id,
-        });
-        return jsonText(limitJson);
+        return jsonText((await calls.publishingLimit(principal, params.id)).limitJson);
       },
     }),
     defineRoute({
@@ -178,15 +219,7 @@ export function postRoutes(publishing: PublishingClient): AnyRoute[] {
       status: 200,
       response: postView,
       async handler({ principal, params, query, reply, idempotency }) {
-        const { postJson, replayed } = await publishing.publishPost(
-          {
-            caller: grpcCaller(principal),
-            postId: params.id,
-            waitMs: query.wait ? WAIT_MS : 0,
-            idempotency,
-          },
-          waitOptions(query.wait),
-        );
+        const { postJson, replayed } = await calls.publish(principal, params.id, query.wait, idempotency);
         markReplay(reply, replayed);
         return jsonText(postJson);
       },

@@ -1,0 +1,121 @@
+import { errors, ServiceError } from '@svc/errors';
+import { type Id, isId } from '@svc/ids';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { applyLimit, authenticateRequest } from '../auth/authenticate.ts';
+import type { Limiter } from '../auth/limiter.ts';
+import { PERMISSIONS } from '../auth/permissions.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { IdentityClient } from '../clients.ts';
+
+/** The header naming the workspace a partner key works in over MCP (spec 4, `/mcp` row of 5). */
+const WORKSPACE_HEADER = 'x-service-workspace';
+
+/**
+ * Who calls a tool: the key itself (its kind decides what is partner-only, like `/events`) and
+ * `scoped`, the same caller narrowed to the one workspace of the request, which is what every
+ * service call carries, so the owning services refuse objects of any other workspace (404).
+ */
+export interface McpCaller {
+  key: Principal;
+  workspaceId: Id<'workspace'>;
+  scoped: Principal;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpCaller?: McpCaller;
+  }
+}
+
+/**
+ * How long a partner's ownership of a workspace is remembered by this gateway. Ownership never
+ * moves between partners; the short horizon only bounds how long a deleted workspace still passes
+ * this check (its objects are gone by then, so the services answer 404).
+ */
+const OWNERSHIP_TTL_MS = 10_000;
+const OWNERSHIP_ENTRIES = 10_000;
+
+/**
+ * Authentication of the MCP endpoint, before anything MCP runs: an embed session is refused
+ * (403), a missing or bad key is a 401 with `WWW-Authenticate: Bearer`, the request counts in the
+ * key's budget (429 with Retry-After over it), then the workspace is settled from the key or
+ * `X-Service-Workspace`.
+ */
+export function mcpAuthentication(deps: {
+  limiter: Limiter;
+  identity: IdentityClient;
+}): onRequestAsyncHookHandler {
+  const owned = new Map<string, number>();
+  const ownsWorkspace = async (principal: Principal, workspaceId: string): Promise<boolean> => {
+    const cacheKey = `${principal.partnerId}:${workspaceId}`;
+    if ((owned.get(cacheKey) ?? 0) > Date.now()) return true;
+    try {
+      await deps.identity.getWorkspace({ partnerId: principal.partnerId, workspaceId });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'not_found') return false;
+      throw error;
+    }
+    if (owned.size >= OWNERSHIP_ENTRIES) owned.clear();
+    owned.set(cacheKey, Date.now() + OWNERSHIP_TTL_MS);
+    return true;
+  };
+
+  return async (request, reply) => {
+    const principal = await authenticate(request, reply, deps);
+    request.principal = principal;
+    const workspaceId = await workspaceOf(request, principal, ownsWorkspace);
+    request.mcpCaller = {
+      key: principal,
+      workspaceId,
+      scoped: { ...principal, kind: 'workspace', workspaceId },
+    };
+  };
+}
+
+async function authenticate(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: { limiter: Limiter; identity: IdentityClient },
+): Promise<Principal> {
+  const header = request.headers.authorization;
+  // Embed sessions reach only /v1/embed/*: refused by their prefix, before any lookup.
+  if (header?.startsWith('Bearer sve_'))
+    throw errors.forbidden('an embed session cannot call the MCP endpoint; use a partner or workspace key');
+  try {
+    const { principal, limit } = await authenticateRequest(header, deps.limiter, deps.identity);
+    applyLimit(reply, limit, principal);
+    return principal;
+  } catch (error) {
+    // RFC 6750: a refused bearer token names the scheme, so MCP clients know how to authenticate.
+    if (error instanceof ServiceError && error.code === 'unauthorized') {
+      reply.header('WWW-Authenticate', header ? 'Bearer error="invalid_token"' : 'Bearer');
+    }
+    throw error;
+  }
+}
+
+/** The request's workspace: a workspace key's own, or the partner's `X-Service-Workspace`. */
+async function workspaceOf(
+  request: FastifyRequest,
+  principal: Principal,
+  ownsWorkspace: (principal: Principal, workspaceId: string) => Promise<boolean>,
+): Promise<Id<'workspace'>> {
+  const named = request.headers[WORKSPACE_HEADER];
+  // The `/mcp` row of the matrix: a workspace key stays in its own workspace.
+  if (PERMISSIONS.mcp[principal.kind] === 'own-workspace') {
+    if (named !== undefined && named !== principal.workspaceId)
+      throw errors.forbidden('this workspace key can only reach its own workspace');
+    return principal.workspaceId as Id<'workspace'>;
+  }
+  if (named === undefined)
+    throw errors.validation(
+      'X-Service-Workspace',
+      'a partner key names its workspace in X-Service-Workspace',
+    );
+  if (!isId('workspace', named))
+    throw errors.validation('X-Service-Workspace', 'X-Service-Workspace is not a valid workspace id');
+  // Another partner's workspace and one that does not exist are refused alike: nothing leaks.
+  if (!(await ownsWorkspace(principal, named)))
+    throw errors.forbidden('this partner key cannot reach the workspace named in X-Service-Workspace');
+  return named;
+}
