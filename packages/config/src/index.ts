@@ -75,6 +75,9 @@ export function baseConfigSchema(mode: AppEnv) {
       .string()
       .regex(/^[A-Za-z0-9_]*$/)
       .default(''),
+    // Where the ops port (/healthz, /readyz, /metrics) listens: loopback for `pnpm start`; the
+    // container image sets 0.0.0.0 so probes and Prometheus reach it from outside the pod.
+    OPS_HOST: z.string().default('127.0.0.1'),
   });
 }
 

@@ -16,6 +16,7 @@ import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
+import type { HttpMetrics } from './http/metrics.ts';
 import { buildOpenApi, renderDocs } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
@@ -43,6 +44,8 @@ export interface GatewayDeps {
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
   bus: Bus;
+  /** Requests by route and status on `/metrics`; left out where no ops port serves them (unit tests). */
+  metrics?: HttpMetrics;
 }
 
 /**
@@ -87,6 +90,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onRequest', authenticate(deps));
   app.addHook('onResponse', logRequest(requestLog));
+  const { metrics } = deps;
+  if (metrics) app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
 
   const routes = allRoutes(clients, config);
   for (const route of routes) registerRoute(app, route, deps.idempotency);

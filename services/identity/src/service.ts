@@ -27,7 +27,13 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 
     const server = new grpc.Server();
-    addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay), logger);
+    addService(
+      server,
+      IdentityService,
+      identityHandlers(prisma, pool, cache, relay),
+      logger,
+      runtime.grpcMetrics(),
+    );
     const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
     runtime.grpc(server);
     logger.info({ port }, 'identity gRPC server listening');
@@ -39,7 +45,7 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     runtime.every('purge request logs', HOUR_MS, () =>
       purgeRequestLogs(prisma, config.REQUEST_LOG_RETENTION_DAYS),
     );
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, prisma, pool, opsPort };
   });
 }

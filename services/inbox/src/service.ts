@@ -45,7 +45,7 @@ export function startInbox(config: InboxConfig, logger: Logger, options: { now?:
     const parts = await openParts(runtime, config, logger, now);
     await consumeStreams(runtime, config, parts);
     const port = await serveApi(runtime, config, parts);
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, pool: parts.store.pool };
   });
 }
@@ -132,7 +132,8 @@ async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Par
   const sender = new Sender(parts);
   const privateReplies = new PrivateReplies(parts);
   const server = new grpc.Server();
-  addService(server, InboxService, inboxHandlers({ ...parts, sender, privateReplies }), parts.logger);
+  const handlers = inboxHandlers({ ...parts, sender, privateReplies });
+  addService(server, InboxService, handlers, parts.logger, runtime.grpcMetrics());
   const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
   runtime.grpc(server);
   parts.logger.info({ port }, 'inbox gRPC server listening');

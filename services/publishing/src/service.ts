@@ -50,7 +50,7 @@ export function startPublishing(
     if (config.PUBLISHING_ROLE !== 'api') await runWorkers(runtime, parts);
     const { prisma, pool } = parts;
     runtime.every('purge idempotency keys', HOUR_MS, () => purgeIdempotencyKeys({ db: prisma, now }));
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, prisma, pool };
   });
 }
@@ -97,7 +97,7 @@ async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   const handlers = publishingHandlers({ posts, store, accounts, settlements, media, db: prisma, now });
-  addService(server, PublishingService, handlers, logger);
+  addService(server, PublishingService, handlers, logger, runtime.grpcMetrics());
   const port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
   runtime.grpc(server);
   logger.info({ port }, 'publishing gRPC server listening');

@@ -2,7 +2,7 @@ import { connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
-import { Registry, ServiceRuntime } from '@svc/ops';
+import { ServiceRuntime } from '@svc/ops';
 import type pg from 'pg';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
@@ -36,8 +36,7 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const bus = runtime.useBus(
       await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
     );
-    const registry = new Registry();
-    const metrics = new DeliveryMetrics(registry);
+    const metrics = new DeliveryMetrics(runtime.registry);
     const worker = startDeliveryWorker(runtime, config, { pool, clock, resolver, logger, metrics });
     const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
     runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
@@ -46,14 +45,14 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const policy = { allowPrivateNetworks, resolver };
     const keyring = config.ENCRYPTION_KEYS;
     const handlers = webhooksHandlers({ db: prisma, pool, keyring, clock, policy, worker });
-    addService(server, WebhooksService, handlers, logger);
+    addService(server, WebhooksService, handlers, logger, runtime.grpcMetrics());
     const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
     runtime.grpc(server);
     logger.info({ port }, 'webhooks gRPC server listening');
     runtime.every('purge expired events', 3_600_000, () =>
       purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
     );
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT, registry });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, pool, prisma, worker, opsPort };
   });
 }
