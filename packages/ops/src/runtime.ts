@@ -58,8 +58,7 @@ export class ServiceRuntime {
   private readonly connections: Step[] = [];
   private ops: OpsServer | undefined;
   private stopped: Promise<void> | undefined;
-  private grpcCalls: ((call: GrpcCall) => void) | undefined;
-  /** Every metric of the service, served by the ops port's `/metrics`. */
+  /** The service's metrics, served on `/metrics`; its own metrics register here too. */
   readonly registry = new Registry();
 
   constructor(
@@ -150,6 +149,8 @@ export class ServiceRuntime {
     this.every('purge published outbox rows', HOUR_MS, () => relay.purgePublished());
     return relay;
   }
+
+  private grpcCalls: ((call: GrpcCall) => void) | undefined;
 
   /** Counts a gRPC server's calls on `/metrics` (`addService`'s observer; one set per service). */
   grpcMetrics(): (call: GrpcCall) => void {
