@@ -15,9 +15,9 @@ import { AccountsDirectory } from './accounts-directory.ts';
 import type { PublishingConfig } from './config.ts';
 import { openDatabase, SCHEMA } from './db.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
-import { LocalMediaStorage } from './media/local-storage.ts';
 import { MediaFiles } from './media/media-files.ts';
 import { MediaLibrary } from './media/media-library.ts';
+import { openMediaStorage } from './media/storage-driver.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
 import { PostChecks } from './posts/post-checks.ts';
 import { PostStore } from './posts/post-store.ts';
@@ -79,7 +79,8 @@ async function openCollaborators(
     'accounts',
     new AccountsDirectory(bus, accountsClient(runtime, config), logger),
   );
-  const files = new MediaFiles(new LocalMediaStorage(config.MEDIA_DIR), config, logger, now);
+  const storage = closing(runtime, 'media storage', openMediaStorage(config));
+  const files = new MediaFiles(storage, config, logger, now);
   const deps = { files, workspaces, posts: store, config, logger, now };
   const media = new MediaLibrary(prisma, pool, deps);
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
