@@ -146,6 +146,9 @@ export function createClient<S extends GenService<GenServiceMethods>>(
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // A `dns:///name:port` target resolving to several pods (a headless Service) gets calls spread
+    // over all of them; one address (pnpm start, tests) is unaffected.
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     ...(options.maxMessageBytes
       ? {
           'grpc.max_receive_message_length': options.maxMessageBytes,
