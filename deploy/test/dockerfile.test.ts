@@ -49,8 +49,10 @@ describe('deploy/Dockerfile', () => {
   // Guarantee: the healthcheck asks each service on the port it really listens on by default.
   it('knows every service ops port default', () => {
     for (const [service, port] of Object.entries(DEFAULT_OPS_PORTS)) {
-      const schema = CONFIG_SCHEMAS[service]?.({ APP_ENV: 'development' });
-      expect((schema?.shape.OPS_PORT as z.ZodType).parse(undefined), service).toBe(port);
+      const make = CONFIG_SCHEMAS[service];
+      if (!make) throw new Error(`no config schema for ${service}`);
+      const opsPort = make({ APP_ENV: 'development' }).shape.OPS_PORT as z.ZodType;
+      expect(opsPort.parse(undefined), service).toBe(port);
     }
     expect(Object.keys(DEFAULT_OPS_PORTS).sort()).toEqual(
       Object.keys(CONFIG_SCHEMAS)
