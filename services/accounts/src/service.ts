@@ -57,7 +57,13 @@ async function openContext(
   const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
   runtime.closeAtEnd('identity client', () => identity.close());
   const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'accounts', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'accounts',
+      logger,
+    }),
   );
   const graph = new GraphClient(
     graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),

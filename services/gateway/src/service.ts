@@ -23,7 +23,13 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     });
     runtime.closeAtEnd('gRPC clients', () => clients.close());
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'gateway',
+        logger,
+      }),
     );
     const requestLog = new RequestLogBuffer(clients.identity, logger);
     runtime.worker('request log', () => requestLog.close());

@@ -22,7 +22,13 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
     const cache = new AuthCache(redis, config.REDIS_PREFIX);
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'identity', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'identity',
+        logger,
+      }),
     );
     const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 

@@ -55,7 +55,13 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const pool = createPool(config.DATABASE_URL, SCHEMA, 10, logger);
   runtime.useDatabase(pool);
   const bus: Bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'inbox', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'inbox',
+      logger,
+    }),
   );
   const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
   const close = <T extends { close(): unknown }>(name: string, part: T): T => {

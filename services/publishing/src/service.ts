@@ -65,7 +65,13 @@ async function openCollaborators(
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
   const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'publishing', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'publishing',
+      logger,
+    }),
   );
   const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
   const store = new PostStore(pool, prisma, relay);

@@ -38,7 +38,13 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
     runtime.useDatabase(pool, prisma);
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'webhooks',
+        logger,
+      }),
     );
     const metrics = new DeliveryMetrics(runtime.registry);
     const role = config.WEBHOOKS_ROLE;
