@@ -25,13 +25,18 @@ function containers(objects: K8sObject[], secret: Record<string, string>) {
   );
 }
 
-/** The development overlay's generated Secret; production's is made outside, so stand-ins. */
+/** The development overlay's Secret; production's is made outside, so stand-ins. */
 function secretValues(objects: K8sObject[]): Record<string, string> {
   const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === 'social-secrets');
   if (!secret) return standInSecrets();
-  return Object.fromEntries(
-    Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString()]),
-  );
+  const decoded = Object.entries(secret.data ?? {}).map(([key, value]) => [
+    key,
+    Buffer.from(value, 'base64').toString(),
+  ]);
+  return {
+    ...Object.fromEntries(decoded),
+    ...(secret as { stringData?: Record<string, string> }).stringData,
+  };
 }
 
 describe.each(OVERLAYS)('deploy/k8s overlay %s', (overlay) => {

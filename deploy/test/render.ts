@@ -16,7 +16,8 @@ export const K8S_DIR = path.resolve(import.meta.dirname, '../k8s');
 
 /**
  * Renders a kustomization with the real kustomize built into kubectl (`kubectl kustomize`), as a
- * deployment would; .ci/run installs kubectl from Debian's packages where it is missing.
+ * deployment would; .ci/run installs kubectl from Debian's packages where it is missing (v1.20,
+ * whose kustomize v2.0 renders these manifests the same as v5: they use no newer field).
  */
 export function render(dir: string): K8sObject[] {
   const text = execFileSync('kubectl', ['kustomize', path.join(K8S_DIR, dir)], {

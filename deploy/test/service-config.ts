@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { type Env, parseConfig, z } from '../../packages/config/src/index.ts';
 import { accountsConfigSchema } from '../../services/accounts/src/config.ts';
 import { gatewayConfigSchema } from '../../services/gateway/src/config.ts';
@@ -64,13 +65,8 @@ export function containerEnv(
 
 /** The development Secret's values, which production checks use as well-formed stand-ins. */
 export function standInSecrets(): Record<string, string> {
-  const text = readFileSync(path.join(K8S_DIR, 'overlays/development/development.env'), 'utf8');
-  return Object.fromEntries(
-    text
-      .split('\n')
-      .filter((line) => line.includes('='))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+  const file = path.join(K8S_DIR, 'overlays/development/development-secret.yaml');
+  return (parse(readFileSync(file, 'utf8')) as { stringData: Record<string, string> }).stringData;
 }
 
 /** The variables a manifest sets that the service's schema does not read (typos, stale names). */
