@@ -24,6 +24,8 @@ export async function connectBus(options: {
   prefix: string;
   name: string;
   logger: Logger;
+  /** Copies of each stream the JetStream cluster keeps (3 on a 3-node cluster); 1 on one server. */
+  replicas?: number;
 }): Promise<Bus> {
   const nc = await connect({
     servers: options.url,
@@ -43,7 +45,8 @@ export async function connectBus(options: {
   })();
   const jsm = await jetstreamManager(nc);
   const subjects = new Subjects(options.prefix);
-  for (const key of Object.keys(STREAMS) as StreamKey[]) await ensureStream(jsm, subjects, key);
+  const replicas = options.replicas ?? 1;
+  for (const key of Object.keys(STREAMS) as StreamKey[]) await ensureStream(jsm, subjects, key, replicas);
   return {
     nc,
     js: jetstream(nc),
@@ -53,13 +56,19 @@ export async function connectBus(options: {
   };
 }
 
-async function ensureStream(jsm: JetStreamManager, subjects: Subjects, key: StreamKey): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  key: StreamKey,
+  replicas: number,
+): Promise<void> {
   const config = {
     name: subjects.streamName(key),
     subjects: subjects.streamSubjects(key),
     retention: 'workQueue' in STREAMS[key] ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
     duplicate_window: DUPLICATE_WINDOW_NS,
     max_age: 7 * 24 * 3600 * 1e9,
+    num_replicas: replicas,
   };
   try {
     await jsm.streams.info(config.name);

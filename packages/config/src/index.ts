@@ -75,6 +75,11 @@ export function baseConfigSchema(mode: AppEnv) {
       .string()
       .regex(/^[A-Za-z0-9_]*$/)
       .default(''),
+    // Copies of each JetStream stream: 3 on a 3-node cluster (a node may be lost), 1 on one server.
+    NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    // Where the ops port (/healthz, /readyz, /metrics) listens: loopback for `pnpm start`; the
+    // container image sets 0.0.0.0 so probes and Prometheus reach it from outside the pod.
+    OPS_HOST: z.string().default('127.0.0.1'),
   });
 }
 

@@ -72,11 +72,15 @@ function definitionOf(service: GenService<GenServiceMethods>): grpc.ServiceDefin
   return definition;
 }
 
+/** Told of every answered call (the service's metrics): `Package.Service/Method` and the status name. */
+type GrpcCallObserver = (call: { method: string; code: string; seconds: number }) => void;
+
 export function addService<S extends GenService<GenServiceMethods>>(
   server: grpc.Server,
   service: S,
   implementation: ServiceImplementation<S>,
   logger: Logger,
+  observe: GrpcCallObserver = () => {},
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -91,12 +95,16 @@ export function addService<S extends GenService<GenServiceMethods>>(
       const requestId = String(call.metadata.get(REQUEST_ID_HEADER)[0] ?? newRequestId());
       const path = `${service.typeName}/${method.name}`;
       const started = performance.now();
+      const answered = (code: grpc.status) =>
+        observe({ method: path, code: grpc.status[code], seconds: (performance.now() - started) / 1000 });
       withRequestId(requestId, async () => {
         try {
           callback(null, await impl.call(implementation, call.request, { metadata: call.metadata }));
+          answered(grpc.status.OK);
           logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
         } catch (error) {
           const grpcError = toGrpcError(error, path, logger);
+          answered(grpcError.code ?? grpc.status.UNKNOWN);
           logger.debug(
             { path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) },
             'gRPC call failed',
@@ -138,6 +146,9 @@ export function createClient<S extends GenService<GenServiceMethods>>(
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // A `dns:///name:port` target resolving to several pods (a headless Service) gets calls spread
+    // over all of them; one address (pnpm start, tests) is unaffected.
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     ...(options.maxMessageBytes
       ? {
           'grpc.max_receive_message_length': options.maxMessageBytes,

@@ -8,7 +8,8 @@ import {
   type RunningConsumer,
 } from '@svc/bus';
 import type { Logger } from '@svc/logging';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 
@@ -57,6 +58,8 @@ export class ServiceRuntime {
   private readonly connections: Step[] = [];
   private ops: OpsServer | undefined;
   private stopped: Promise<void> | undefined;
+  /** The service's metrics, served on `/metrics`; its own metrics register here too. */
+  readonly registry = new Registry();
 
   constructor(
     readonly service: string,
@@ -147,6 +150,14 @@ export class ServiceRuntime {
     return relay;
   }
 
+  private grpcCalls: ((call: GrpcCall) => void) | undefined;
+
+  /** Counts a gRPC server's calls on `/metrics` (`addService`'s observer; one set per service). */
+  grpcMetrics(): (call: GrpcCall) => void {
+    this.grpcCalls ??= grpcServerMetrics(this.registry);
+    return this.grpcCalls;
+  }
+
   /** A started gRPC server: stops taking calls at stop, then waits for those in flight. */
   grpc(server: GrpcServer, graceMs = GRPC_GRACE_MS): this {
     return this.intake('gRPC server', () => shutDown(server, graceMs));
@@ -171,9 +182,10 @@ export class ServiceRuntime {
   }
 
   /** Serves `/healthz`, `/readyz` (503 once stopping) and `/metrics`; answers the port. */
-  async startOps(options: { port: number; host?: string; registry?: Registry }): Promise<number> {
+  async startOps(options: { port: number; host?: string }): Promise<number> {
     this.ops = await startOpsServer({
       ...options,
+      registry: this.registry,
       service: this.service,
       logger: this.logger,
       checks: this.checks,

@@ -63,6 +63,7 @@ export function wiringEnv(
     case 'gateway':
       return {
         PORT: listen,
+        OPS_PORT: opsPort,
         INBOX_GRPC_URL: at.inbox,
         IDENTITY_GRPC_URL: at.identity,
         ACCOUNTS_GRPC_URL: at.accounts,

@@ -29,7 +29,7 @@ export function startAccounts(config: AccountsConfig, logger: Logger, options: {
     const { ctx, bus } = await openContext(runtime, config, logger, options.now ?? (() => new Date()));
     const server = new grpc.Server();
     const vaultClients = new VaultClients(config.TOKEN_VAULT_CLIENTS);
-    addService(server, AccountsService, accountsHandlers(ctx, vaultClients), logger);
+    addService(server, AccountsService, accountsHandlers(ctx, vaultClients), logger, runtime.grpcMetrics());
     const port = await startGrpcServer(server, config.ACCOUNTS_GRPC_ADDRESS);
     runtime.grpc(server);
     logger.info({ port }, 'accounts gRPC server listening');
@@ -40,7 +40,7 @@ export function startAccounts(config: AccountsConfig, logger: Logger, options: {
     );
     runtime.every('expiry sweep', config.EXPIRY_SWEEP_MS, () => sweepExpired(ctx));
     runtime.every('purge spent OAuth states', HOUR_MS, () => purgeSpentFlowRows(ctx));
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, prisma: ctx.db, pool: ctx.pool, context: ctx };
   });
 }
@@ -57,7 +57,13 @@ async function openContext(
   const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
   runtime.closeAtEnd('identity client', () => identity.close());
   const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'accounts', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'accounts',
+      logger,
+    }),
   );
   const graph = new GraphClient(
     graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),

@@ -20,6 +20,7 @@ import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
+import type { HttpMetrics } from './http/metrics.ts';
 import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
@@ -50,6 +51,8 @@ export interface GatewayDeps {
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
   bus: Bus;
+  /** Requests by route and status on `/metrics`; left out where no ops port serves them (unit tests). */
+  metrics?: HttpMetrics;
 }
 
 /**
@@ -98,6 +101,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 
   app.addHook('onRequest', authenticate(deps));
   app.addHook('onResponse', logRequest(requestLog));
+  const { metrics } = deps;
+  if (metrics) app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
   allowSessionLookupFromHosts(app, clients.identity);
 
   const streams = new EmbedStreams(deps.bus, deps.logger, config.EMBED_HEARTBEAT_MS);

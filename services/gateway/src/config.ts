@@ -6,6 +6,8 @@ export function gatewayConfigSchema(env = process.env) {
   return baseConfigSchema(mode).extend({
     PORT: envInt(8080, { min: 0, max: 65535 }),
     HOST: z.string().default('127.0.0.1'),
+    // The ops port: /healthz, /readyz and /metrics (probes and Prometheus), apart from PORT.
+    OPS_PORT: envInt(9100, { max: 65535 }),
     IDENTITY_GRPC_URL: z.string().default('127.0.0.1:50051'),
     ACCOUNTS_GRPC_URL: z.string().default('127.0.0.1:50052'),
     PUBLISHING_GRPC_URL: z.string().default('127.0.0.1:50053'),

@@ -8,6 +8,7 @@ import { Limiter } from './auth/limiter.ts';
 import { connectClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { Idempotency } from './http/idempotency.ts';
+import { HttpMetrics } from './http/metrics.ts';
 import { RequestLogBuffer } from './http/request-log.ts';
 
 /** Starts the gateway: Redis (fail closed, never queue commands while disconnected), gRPC clients, HTTP. */
@@ -23,13 +24,20 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     });
     runtime.closeAtEnd('gRPC clients', () => clients.close());
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'gateway', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'gateway',
+        logger,
+      }),
     );
     const requestLog = new RequestLogBuffer(clients.identity, logger);
     runtime.worker('request log', () => requestLog.close());
     const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
     const idempotency = new Idempotency(redis, config.REDIS_PREFIX, config.ENCRYPTION_KEYS);
-    const app = buildGateway({ config, logger, limiter, idempotency, clients, requestLog, bus });
+    const metrics = new HttpMetrics(runtime.registry);
+    const app = buildGateway({ config, logger, limiter, idempotency, clients, requestLog, bus, metrics });
     app.get('/readyz', async (_request, reply) => {
       const { ready, checks } = await runtime.readiness();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
@@ -37,7 +45,9 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     const address = await app.listen({ port: config.PORT, host: config.HOST });
     runtime.intake('HTTP server', () => closeGracefully(app, HTTP_GRACE_MS));
     logger.info({ address }, 'gateway listening');
-    return { app, redis, url: address };
+    // /healthz, /readyz and /metrics apart from the public port, like every service's.
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
+    return { app, redis, url: address, opsPort };
   });
 }
 

@@ -23,13 +23,25 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
     const cache = new AuthCache(redis, config.REDIS_PREFIX);
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'identity', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'identity',
+        logger,
+      }),
     );
     const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 
     const server = new grpc.Server();
     const options = { allowLoopbackOrigins: config.APP_ENV === 'development' };
-    addService(server, IdentityService, identityHandlers(prisma, pool, cache, relay, options), logger);
+    addService(
+      server,
+      IdentityService,
+      identityHandlers(prisma, pool, cache, relay, options),
+      logger,
+      runtime.grpcMetrics(),
+    );
     const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
     runtime.grpc(server);
     logger.info({ port }, 'identity gRPC server listening');
@@ -42,7 +54,7 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
       purgeRequestLogs(prisma, config.REQUEST_LOG_RETENTION_DAYS),
     );
     runtime.every('purge embed sessions', HOUR_MS, () => purgeEmbedSessions(prisma));
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, prisma, pool, opsPort };
   });
 }

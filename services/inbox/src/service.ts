@@ -45,7 +45,7 @@ export function startInbox(config: InboxConfig, logger: Logger, options: { now?:
     const parts = await openParts(runtime, config, logger, now);
     await consumeStreams(runtime, config, parts);
     const port = await serveApi(runtime, config, parts);
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, pool: parts.store.pool };
   });
 }
@@ -55,7 +55,13 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const pool = createPool(config.DATABASE_URL, SCHEMA, 10, logger);
   runtime.useDatabase(pool);
   const bus: Bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'inbox', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'inbox',
+      logger,
+    }),
   );
   const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
   const close = <T extends { close(): unknown }>(name: string, part: T): T => {
@@ -132,7 +138,8 @@ async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Par
   const sender = new Sender(parts);
   const privateReplies = new PrivateReplies(parts);
   const server = new grpc.Server();
-  addService(server, InboxService, inboxHandlers({ ...parts, sender, privateReplies }), parts.logger);
+  const handlers = inboxHandlers({ ...parts, sender, privateReplies });
+  addService(server, InboxService, handlers, parts.logger, runtime.grpcMetrics());
   const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
   runtime.grpc(server);
   parts.logger.info({ port }, 'inbox gRPC server listening');

@@ -17,8 +17,16 @@ export function publishingConfigSchema(env = process.env) {
     PUBLISH_CONCURRENCY: envInt(16, { min: 1, max: 1_000 }),
     // This service's credential for the accounts token vault (one of its TOKEN_VAULT_CLIENTS).
     TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-publishing'),
-    // Media files: a local volume by default (the storage interface admits an S3-compatible store).
+    // Media files: a local folder by default; `s3`, an S3-compatible bucket every replica shares.
+    MEDIA_STORAGE: z.enum(['local', 's3']).default('local'),
     MEDIA_DIR: z.string().default('var/media'),
+    S3_BUCKET: z.string().default(''),
+    S3_REGION: z.string().default('us-east-1'),
+    // An S3-compatible server (MinIO, R2...), addressed path-style; empty for AWS S3 itself.
+    S3_ENDPOINT: z.union([z.url(), z.literal('')]).default(''),
+    // Both empty: the SDK's default credentials (the pod's IAM role...).
+    S3_ACCESS_KEY_ID: z.string().default(''),
+    S3_SECRET_ACCESS_KEY: z.string().default(''),
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
     MEDIA_FETCH_TIMEOUT_MS: envInt(10_000, { min: 100 }),
     // Media are fetched by the networks from signed, expiring URLs on the gateway.

@@ -15,9 +15,9 @@ import { AccountsDirectory } from './accounts-directory.ts';
 import type { PublishingConfig } from './config.ts';
 import { openDatabase, SCHEMA } from './db.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
-import { LocalMediaStorage } from './media/local-storage.ts';
 import { MediaFiles } from './media/media-files.ts';
 import { MediaLibrary } from './media/media-library.ts';
+import { openMediaStorage } from './media/storage-driver.ts';
 import { purgeIdempotencyKeys } from './posts/idempotency.ts';
 import { PostChecks } from './posts/post-checks.ts';
 import { PostStore } from './posts/post-store.ts';
@@ -50,7 +50,7 @@ export function startPublishing(
     if (config.PUBLISHING_ROLE !== 'api') await runWorkers(runtime, parts, config.PUBLISH_CONCURRENCY);
     const { prisma, pool } = parts;
     runtime.every('purge idempotency keys', HOUR_MS, () => purgeIdempotencyKeys({ db: prisma, now }));
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, prisma, pool };
   });
 }
@@ -65,7 +65,13 @@ async function openCollaborators(
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
   const bus = runtime.useBus(
-    await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'publishing', logger }),
+    await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: 'publishing',
+      logger,
+    }),
   );
   const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
   const store = new PostStore(pool, prisma, relay);
@@ -79,7 +85,8 @@ async function openCollaborators(
     'accounts',
     new AccountsDirectory(bus, accountsClient(runtime, config), logger),
   );
-  const files = new MediaFiles(new LocalMediaStorage(config.MEDIA_DIR), config, logger, now);
+  const storage = closing(runtime, 'media storage', openMediaStorage(config));
+  const files = new MediaFiles(storage, config, logger, now);
   const deps = { files, workspaces, posts: store, config, logger, now };
   const media = new MediaLibrary(prisma, pool, deps);
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
@@ -97,7 +104,7 @@ async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
   });
   const handlers = publishingHandlers({ posts, store, accounts, settlements, media, db: prisma, now });
-  addService(server, PublishingService, handlers, logger);
+  addService(server, PublishingService, handlers, logger, runtime.grpcMetrics());
   const port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
   runtime.grpc(server);
   logger.info({ port }, 'publishing gRPC server listening');

@@ -6,6 +6,9 @@ export function webhooksConfigSchema(env = process.env) {
   return baseConfigSchema(mode).extend({
     WEBHOOKS_GRPC_ADDRESS: z.string().default('127.0.0.1:50054'),
     OPS_PORT: envInt(9104, { max: 65535 }),
+    // What this process runs: the gRPC API, the event store consumer with the delivery worker, or
+    // both (default). Split, deliveries scale on their own; the API still sends test pings itself.
+    WEBHOOKS_ROLE: z.enum(['all', 'api', 'worker']).default('all'),
     // The key ring that seals webhook secrets (the same one as account tokens).
     ENCRYPTION_KEYS: envKeyring(mode),
     // One hard deadline per delivery attempt: connect, headers and reading the response.

@@ -2,7 +2,7 @@ import { connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
-import { Registry, ServiceRuntime } from '@svc/ops';
+import { ServiceRuntime } from '@svc/ops';
 import type pg from 'pg';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
@@ -20,7 +20,11 @@ export interface WebhooksOverrides {
   resolver?: Resolver;
 }
 
-/** Starts the webhooks service: event store consumer, delivery worker, gRPC server, periodic purge. */
+/**
+ * Starts the webhooks service: by WEBHOOKS_ROLE, the gRPC server, or the event store consumer,
+ * the delivery loop and the periodic purge, or all of them. An API-only process still builds a
+ * delivery worker without its loop: a test ping is sent by the call that asks for it.
+ */
 export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides: WebhooksOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
   const resolver = overrides.resolver ?? systemResolver;
@@ -34,35 +38,63 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
     runtime.useDatabase(pool, prisma);
     const bus = runtime.useBus(
-      await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
+      await connectBus({
+        url: config.NATS_URL,
+        prefix: config.NATS_PREFIX,
+        replicas: config.NATS_STREAM_REPLICAS,
+        name: 'webhooks',
+        logger,
+      }),
     );
-    const registry = new Registry();
-    const metrics = new DeliveryMetrics(registry);
-    const worker = startDeliveryWorker(runtime, config, { pool, clock, resolver, logger, metrics });
-    const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
-    runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
-
-    const server = new grpc.Server();
+    const metrics = new DeliveryMetrics(runtime.registry);
+    const role = config.WEBHOOKS_ROLE;
+    const deps = { pool, clock, resolver, logger, metrics };
+    const worker = startDeliveryWorker(runtime, config, deps, { loop: role !== 'api' });
+    if (role !== 'api') {
+      const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
+      runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
+      runtime.every('purge expired events', 3_600_000, () =>
+        purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
+      );
+    }
     const policy = { allowPrivateNetworks, resolver };
-    const keyring = config.ENCRYPTION_KEYS;
-    const handlers = webhooksHandlers({ db: prisma, pool, keyring, clock, policy, worker });
-    addService(server, WebhooksService, handlers, logger);
-    const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
-    runtime.grpc(server);
-    logger.info({ port }, 'webhooks gRPC server listening');
-    runtime.every('purge expired events', 3_600_000, () =>
-      purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
-    );
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT, registry });
+    const handlers = webhooksHandlers({
+      db: prisma,
+      pool,
+      keyring: config.ENCRYPTION_KEYS,
+      clock,
+      policy,
+      worker,
+    });
+    const port = role === 'worker' ? 0 : await serveApi(runtime, config, handlers);
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, pool, prisma, worker, opsPort };
   });
 }
 
-/** The delivery worker and the HTTP transport under it, stopped and closed by the runtime. */
+/** The gRPC API (webhook settings, events, attempts, test pings). */
+async function serveApi(
+  runtime: ServiceRuntime,
+  config: WebhooksConfig,
+  handlers: ReturnType<typeof webhooksHandlers>,
+): Promise<number> {
+  const server = new grpc.Server();
+  addService(server, WebhooksService, handlers, runtime.logger, runtime.grpcMetrics());
+  const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
+  runtime.grpc(server);
+  runtime.logger.info({ port }, 'webhooks gRPC server listening');
+  return port;
+}
+
+/**
+ * The delivery worker and the HTTP transport under it, stopped and closed by the runtime; with
+ * `loop`, it claims due attempts (without, it only sends what a caller hands it, a test ping).
+ */
 function startDeliveryWorker(
   runtime: ServiceRuntime,
   config: WebhooksConfig,
   deps: { pool: pg.Pool; clock: Clock; resolver: Resolver; logger: Logger; metrics: DeliveryMetrics },
+  { loop }: { loop: boolean },
 ): DeliveryWorker {
   const transport = new WebhookTransport({
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -85,7 +117,7 @@ function startDeliveryWorker(
     },
     deps.metrics,
   );
-  worker.start();
+  if (loop) worker.start();
   runtime.worker('delivery worker', () => worker.stop());
   return worker;
 }

@@ -37,8 +37,8 @@ export interface WebhooksStack {
   publishRaw(type: string, raw: string, msgId: string): Promise<void>;
   /** A partner with a webhook pointing at `url`; returns its id, slug and signing secret. */
   partnerWithWebhook(url: string): Promise<{ id: string; slug: string; secret: string }>;
-  /** Another replica of the service on the same database and NATS prefix. */
-  startReplica(): Promise<InProcess['webhooks']>;
+  /** Another replica of the service on the same database and NATS prefix (`env` over the stack's). */
+  startReplica(env?: Record<string, string>): Promise<InProcess['webhooks']>;
   stop(): Promise<void>;
 }
 
@@ -76,8 +76,8 @@ export async function startWebhooksStack(
     publish: (partnerSlug, type = 'post.published', options = {}) =>
       publishEvent(publishRaw, partnerSlug, type, options),
     partnerWithWebhook: (url) => partnerWithWebhook(client, url),
-    async startReplica() {
-      return (await system.start('webhooks')).service as InProcess['webhooks'];
+    async startReplica(replicaEnv = {}) {
+      return (await system.start('webhooks', { env: replicaEnv })).service as InProcess['webhooks'];
     },
     async stop() {
       client.close();

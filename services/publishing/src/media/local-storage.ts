@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MediaStorage } from './storage.ts';
-
-/** Keys are media ids plus a variant suffix: nothing that could climb out of the folder. */
-const KEY_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
+import { checkStorageKey, type MediaStorage } from './storage.ts';
 
 /**
  * Media on a local volume: one file per key in `dir`. Writes go to a temporary name first and are
@@ -45,7 +42,6 @@ export class LocalMediaStorage implements MediaStorage {
   }
 
   private pathOf(key: string): string {
-    if (!KEY_PATTERN.test(key)) throw new Error(`invalid media storage key: ${JSON.stringify(key)}`);
-    return path.join(this.dir, key);
+    return path.join(this.dir, checkStorageKey(key));
   }
 }

@@ -9,3 +9,11 @@ export interface MediaStorage {
   /** Idempotent: deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
 }
+
+/** Keys are media ids plus a variant suffix: nothing that could climb out of a folder or bucket prefix. */
+const KEY_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)?$/;
+
+export function checkStorageKey(key: string): string {
+  if (!KEY_PATTERN.test(key)) throw new Error(`invalid media storage key: ${JSON.stringify(key)}`);
+  return key;
+}

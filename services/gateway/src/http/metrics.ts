@@ -1,0 +1,35 @@
+import { Counter, Histogram, type Registry } from '@svc/ops';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The gateway's HTTP metrics on its ops port's `/metrics`: requests by method, route and status,
+ * and their latency by method and route. The route is Fastify's template (`/v1/posts/:id`), or
+ * `unmatched` for a path no route serves, so a client cannot add series by varying the URL.
+ */
+export class HttpMetrics {
+  private readonly requests: Counter;
+  private readonly duration: Histogram;
+
+  constructor(registry: Registry) {
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered by the gateway, by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from a request arriving to its answer, by method and route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    });
+  }
+
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const { method } = request;
+    this.requests.inc({ method, route, status: String(reply.statusCode) });
+    this.duration.observe({ method, route }, reply.elapsedTime / 1000);
+  }
+}
