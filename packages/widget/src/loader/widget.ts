@@ -49,27 +49,12 @@ function mount(element: HTMLElement, options: MountOptions) {
   };
   addEventListener('message', onMessage);
 
-  // The iframe's address names the session (never the token), so our server can answer that
-  // session's frame-ancestors; the id comes from the API with the token in a header.
-  fetch(new URL('v1/embed/session', BASE), { headers: { authorization: `Bearer ${options.token}` } })
-    .then(async (response) => {
-      if (destroyed) return;
-      if (!response.ok) throw new Error(String(response.status));
-      const session = (await response.json()) as { id: string };
-      iframe.src = new URL(`embed/app?session=${encodeURIComponent(session.id)}`, BASE).href;
-      element.appendChild(iframe);
-    })
-    .catch((error: Error) => {
-      if (destroyed) return;
-      const ended = error.message === '401';
-      const note = document.createElement('p');
-      note.setAttribute('role', 'alert');
-      note.textContent = ended
-        ? 'This session has ended. Reload the page to start a new one.'
-        : 'The widget could not load. Check the connection and reload the page.';
-      element.appendChild(note);
-      if (ended) emit('session.expired', {});
-    });
+  openFrame(element, iframe, options.token, () => destroyed).catch((error: Error) => {
+    if (destroyed) return;
+    const ended = error.message === '401';
+    showNote(element, ended);
+    if (ended) emit('session.expired', {});
+  });
 
   return {
     on(event: HostEvent, fn: Listener) {
@@ -85,6 +70,35 @@ function mount(element: HTMLElement, options: MountOptions) {
       listeners.clear();
     },
   };
+}
+
+/**
+ * The iframe's address names the session (never the token), so our server can answer that
+ * session's frame-ancestors; the id comes from the API with the token in a header.
+ */
+async function openFrame(
+  element: HTMLElement,
+  iframe: HTMLIFrameElement,
+  token: string,
+  destroyed: () => boolean,
+) {
+  const response = await fetch(new URL('v1/embed/session', BASE), {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (destroyed()) return;
+  if (!response.ok) throw new Error(String(response.status));
+  const session = (await response.json()) as { id: string };
+  iframe.src = new URL(`embed/app?session=${encodeURIComponent(session.id)}`, BASE).href;
+  element.appendChild(iframe);
+}
+
+function showNote(element: HTMLElement, ended: boolean): void {
+  const note = document.createElement('p');
+  note.setAttribute('role', 'alert');
+  note.textContent = ended
+    ? 'This session has ended. Reload the page to start a new one.'
+    : 'The widget could not load. Check the connection and reload the page.';
+  element.appendChild(note);
 }
 
 (globalThis as unknown as { SocialWidget: { mount: typeof mount } }).SocialWidget = { mount };

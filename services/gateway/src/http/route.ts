@@ -132,47 +132,7 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute, idempotency
       method: route.method,
       url: route.url,
       config: { permission: route.permission },
-      handler: async (request, reply) => {
-        const principal = request.principal;
-        if (!principal) throw errors.unauthorized();
-        // The matrix first, on the raw path: a workspace key naming any other workspace, even one
-        // that cannot exist, is outside its workspace (403), not told whether it exists.
-        enforcePermission(
-          route.permission,
-          principal,
-          request.params as Record<string, unknown>,
-          workspaceNamedBy(request),
-        );
-        const params = parseInput(route.params, request.params, 'path');
-        const query = parseInput(route.query ?? noQuery, request.query, 'query');
-        const body = parseInput(route.body, request.body ?? {}, 'body');
-        if (route.streams) {
-          const stream = await route.handler({
-            principal,
-            params,
-            query,
-            body,
-            request,
-            reply,
-            idempotency: undefined,
-          });
-          return reply.code(route.status).send(stream);
-        }
-        const handle = async (claim: IdempotencyClaim | undefined): Promise<Answer> => {
-          reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
-          const context = { principal, params, query, body, request, reply, idempotency: claim };
-          const result = await route.handler(context);
-          return answerOf(route, reply.statusCode, result);
-        };
-        const answer =
-          route.method === 'POST'
-            ? await idempotency.run(request, principal, [query, body, route.fingerprint?.(request)], handle)
-            : { ...(await handle(undefined)), replayed: false };
-        if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
-        reply.code(answer.status);
-        if (answer.status === 204) return reply.send();
-        return reply.type('application/json; charset=utf-8').send(answer.text);
-      },
+      handler: (request, reply) => serve(route, idempotency, request, reply),
     });
   const { scope } = route;
   if (!scope) {
@@ -183,4 +143,44 @@ export function registerRoute(app: FastifyInstance, route: AnyRoute, idempotency
     await scope(instance);
     register(instance);
   });
+}
+
+/** One request to a route: the matrix, the parsed input, the handler (once per Idempotency-Key). */
+async function serve(
+  route: AnyRoute,
+  idempotency: Idempotency,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const principal = request.principal;
+  if (!principal) throw errors.unauthorized();
+  // The matrix first, on the raw path: a workspace key naming any other workspace, even one
+  // that cannot exist, is outside its workspace (403), not told whether it exists.
+  enforcePermission(
+    route.permission,
+    principal,
+    request.params as Record<string, unknown>,
+    workspaceNamedBy(request),
+  );
+  const params = parseInput(route.params, request.params, 'path');
+  const query = parseInput(route.query ?? noQuery, request.query, 'query');
+  const body = parseInput(route.body, request.body ?? {}, 'body');
+  const input = { principal, params, query, body, request, reply };
+  if (route.streams) {
+    const stream = await route.handler({ ...input, idempotency: undefined });
+    return reply.code(route.status).send(stream);
+  }
+  const handle = async (claim: IdempotencyClaim | undefined): Promise<Answer> => {
+    reply.code(route.status); // a handler may choose one of its alternateStatus codes instead
+    const result = await route.handler({ ...input, idempotency: claim });
+    return answerOf(route, reply.statusCode, result);
+  };
+  const answer =
+    route.method === 'POST'
+      ? await idempotency.run(request, principal, [query, body, route.fingerprint?.(request)], handle)
+      : { ...(await handle(undefined)), replayed: false };
+  if (answer.replayed) reply.header('Idempotent-Replayed', 'true');
+  reply.code(answer.status);
+  if (answer.status === 204) return reply.send();
+  return reply.type('application/json; charset=utf-8').send(answer.text);
 }
