@@ -8,7 +8,8 @@ import {
   type RunningConsumer,
 } from '@svc/bus';
 import type { Logger } from '@svc/logging';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { BusMetrics } from './bus-metrics.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 
@@ -57,6 +58,10 @@ export class ServiceRuntime {
   private readonly connections: Step[] = [];
   private ops: OpsServer | undefined;
   private stopped: Promise<void> | undefined;
+  /** The service's metrics, served on `/metrics`; its own metrics register here too. */
+  readonly registry = new Registry();
+  /** Redeliveries, dead letters, consumer lag and outbox backlog, for the consumers started here. */
+  readonly busMetrics = new BusMetrics(this.registry);
 
   constructor(
     readonly service: string,
@@ -130,12 +135,17 @@ export class ServiceRuntime {
     handle: (payload: P, message: JsMsg) => Promise<void>,
     overrides?: Partial<ConsumerSettings>,
   ): Promise<void> {
-    this.consumers.push(await consume(bus, this.logger, consumer, handle, overrides));
+    this.consumers.push(await consume(bus, this.logger, consumer, handle, overrides, this.busMetrics));
+    this.busMetrics.watchConsumer(bus, consumer);
   }
 
-  /** A consumer started elsewhere (one that needs its own loop, such as a group-committing store). */
-  adoptConsumer(consumer: RunningConsumer): this {
-    this.consumers.push(consumer);
+  /**
+   * A consumer started elsewhere (one that needs its own loop, such as a group-committing store;
+   * it reports to `busMetrics`).
+   */
+  adoptConsumer<P>(running: RunningConsumer, bus: Bus, consumer: DurableConsumer<P>): this {
+    this.consumers.push(running);
+    this.busMetrics.watchConsumer(bus, consumer);
     return this;
   }
 
@@ -143,6 +153,7 @@ export class ServiceRuntime {
   outbox(relay: OutboxRelay): OutboxRelay {
     relay.start();
     this.relay = relay;
+    this.busMetrics.watchOutbox(relay);
     this.every('purge published outbox rows', HOUR_MS, () => relay.purgePublished());
     return relay;
   }
@@ -171,9 +182,10 @@ export class ServiceRuntime {
   }
 
   /** Serves `/healthz`, `/readyz` (503 once stopping) and `/metrics`; answers the port. */
-  async startOps(options: { port: number; host?: string; registry?: Registry }): Promise<number> {
+  async startOps(options: { port: number; host?: string }): Promise<number> {
     this.ops = await startOpsServer({
       ...options,
+      registry: this.registry,
       service: this.service,
       logger: this.logger,
       checks: this.checks,

@@ -1,8 +1,8 @@
-import { connectBus } from '@svc/bus';
+import { CONSUMERS, connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
-import { Registry, ServiceRuntime } from '@svc/ops';
+import { ServiceRuntime } from '@svc/ops';
 import type pg from 'pg';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
@@ -36,11 +36,12 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const bus = runtime.useBus(
       await connectBus({ url: config.NATS_URL, prefix: config.NATS_PREFIX, name: 'webhooks', logger }),
     );
-    const registry = new Registry();
-    const metrics = new DeliveryMetrics(registry);
+    const metrics = new DeliveryMetrics(runtime.registry);
     const worker = startDeliveryWorker(runtime, config, { pool, clock, resolver, logger, metrics });
     const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
-    runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
+    const observer = runtime.busMetrics;
+    const events = await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs, observer });
+    runtime.adoptConsumer(events, bus, CONSUMERS.webhooksStore);
 
     const server = new grpc.Server();
     const policy = { allowPrivateNetworks, resolver };
@@ -53,7 +54,7 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     runtime.every('purge expired events', 3_600_000, () =>
       purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
     );
-    const opsPort = await runtime.startOps({ port: config.OPS_PORT, registry });
+    const opsPort = await runtime.startOps({ port: config.OPS_PORT });
     return { port, pool, prisma, worker, opsPort };
   });
 }
