@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/testing/faults/**/*.faults.test.ts'],
+    globalSetup: ['packages/testing/faults/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',

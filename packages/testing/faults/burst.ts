@@ -52,6 +52,8 @@ export interface Outcome {
   duplicated: number;
   /** Events stored and not (yet) delivered to the partner's endpoint. */
   undelivered: number;
+  /** What is lost, for the report (`published: <caption>`, `stored: <text>`...). */
+  missing: string[];
 }
 
 /** Where a burst stands now, read from outside: the sandbox's publish log, the stores, the partner's endpoint. */
@@ -63,10 +65,15 @@ export async function outcome(world: World, burst: Burst): Promise<Outcome> {
   const like = `${burst.tag} %`;
   let lost = 0;
   let duplicated = 0;
+  const missing: string[] = [];
+  const miss = (what: string) => {
+    lost++;
+    missing.push(what);
+  };
   const perTarget = world.pageIds.length;
   for (const caption of burst.posts) {
     const copies = log.data.filter((p) => p.caption === caption).length;
-    lost += Math.max(0, perTarget - copies);
+    for (let i = copies; i < perTarget; i++) miss(`published: ${caption}`);
     duplicated += Math.max(0, copies - perTarget);
   }
   const stored = await world.db.query<{ text: string; n: number }>(
@@ -83,17 +90,18 @@ export async function outcome(world: World, burst: Burst): Promise<Outcome> {
     const announced = events.rows.filter(
       (e) => e.type === 'message.received' && e.body.includes(text),
     ).length;
-    lost += (n === 0 ? 1 : 0) + (announced === 0 ? 1 : 0);
+    if (n === 0) miss(`stored: ${text}`);
+    if (announced === 0) miss(`announced: ${text}`);
     duplicated += Math.max(0, n - 1) + Math.max(0, announced - 1);
   }
   for (const caption of burst.posts) {
     const announced = events.rows.filter(
       (e) => e.type === 'post.published' && e.body.includes(`"${caption}"`),
     ).length;
-    lost += announced === 0 ? 1 : 0;
+    if (announced === 0) miss(`post.published: ${caption}`);
     duplicated += Math.max(0, announced - 1);
   }
   const delivered = world.delivered();
   const undelivered = events.rows.filter((e) => !delivered.has(e.id)).length;
-  return { lost, duplicated, undelivered };
+  return { lost, duplicated, undelivered, missing };
 }
