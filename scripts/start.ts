@@ -1,8 +1,10 @@
 // `pnpm start`: checks PostgreSQL, Redis and NATS, builds, migrates, and runs every service in
-// development mode, wired to each other and to the graph-sandbox. Ctrl-C stops them all.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+// development mode, wired to each other and to the graph-sandbox. A service that dies is restarted
+// with backoff (@svc/ops Supervisor); Ctrl-C stops them all, the graph-sandbox last.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { Supervisor } from '@svc/ops';
 import { checkInfrastructure } from './lib/infrastructure.ts';
 import { migrateAll } from './migrate.ts';
 
@@ -49,39 +51,30 @@ async function main(): Promise<void> {
   if (build.status !== 0) process.exit(build.status ?? 1);
   await migrateAll();
 
-  const children = new Map<string, ChildProcess>();
-  let stopping = false;
-  const stopAll = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    for (const child of children.values()) child.kill('SIGTERM');
-    setTimeout(() => process.exit(code), 3_000).unref();
-    Promise.all([...children.values()].map((c) => new Promise((r) => c.once('exit', r)))).then(() =>
-      process.exit(code),
-    );
-  };
-  for (const service of SERVICES) {
-    const entry = path.join(root, 'services', service, 'dist/main.js');
-    if (!existsSync(entry)) continue;
-    const child = spawn(process.execPath, ['--enable-source-maps', entry], {
+  const supervisor = new Supervisor({ log: (line) => console.error(line) });
+  supervisor.start(
+    SERVICES.map((service) => ({
+      name: service,
+      command: process.execPath,
+      args: ['--enable-source-maps', path.join(root, 'services', service, 'dist/main.js')],
       cwd: root,
       env,
-      stdio: 'inherit',
-    });
-    children.set(service, child);
-    child.once('exit', (code) => {
-      if (!stopping) {
-        console.error(`✗ ${service} exited (code ${code}); stopping everything.`);
-        stopAll(1);
-      }
-    });
-  }
+      stopLast: service === 'graph-sandbox',
+    })).filter((spec) => existsSync(spec.args[1] ?? '')),
+  );
+  let stopping = false;
+  const stopAll = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping the services, then the graph-sandbox...');
+    void supervisor.stop().then(() => process.exit(0));
+  };
   console.log(
     `Gateway: ${gatewayUrl}  ·  API docs: ${gatewayUrl}/v1/docs  ·  graph-sandbox: http://127.0.0.1:${sandboxPort}`,
   );
   console.log('Get a partner key: pnpm --silent admin partners create --slug my-company');
-  process.on('SIGINT', () => stopAll(0));
-  process.on('SIGTERM', () => stopAll(0));
+  process.on('SIGINT', stopAll);
+  process.on('SIGTERM', stopAll);
 }
 
 main().catch((error: unknown) => {

@@ -21,6 +21,11 @@ export const STREAMS = {
   provider: { name: 'PROVIDER', subjects: ['provider.>'] },
   /** Work queues: each message is one unit of work, removed once a worker acks it. */
   jobs: { name: 'JOBS', subjects: ['jobs.>'], workQueue: true },
+  /**
+   * Messages a consumer gave up on after its last delivery, one subject per durable
+   * (`dead.<durable>`), with why (dead-letters.ts); `pnpm dead-letters` lists and replays them.
+   */
+  deadLetters: { name: 'DEAD_LETTERS', subjects: ['dead.>'] },
 } as const;
 
 export type StreamKey = keyof typeof STREAMS;
@@ -29,14 +34,28 @@ export type StreamKey = keyof typeof STREAMS;
 export interface ConsumerSettings {
   /** Unacked this long, a message goes to another reader (a live handler keeps extending it). */
   ackWaitMs: number;
-  /** Deliveries before JetStream gives up on a message; -1: never (handlers must be idempotent). */
+  /**
+   * Deliveries of a message whose handler fails (or never acks) before it is moved to the
+   * dead-letter stream, so that it stops coming back; handlers must be idempotent.
+   */
   maxDeliver: number;
+  /** Wait before the n-th redelivery of a failed message (the last one repeats). */
+  retryDelaysMs: readonly number[];
   /** Messages handled at once per replica; above 1, order is not kept. */
   concurrency: number;
 }
 
-/** One message at a time, in order, redelivered until handled. */
-export const IN_ORDER: ConsumerSettings = { ackWaitMs: 30_000, maxDeliver: -1, concurrency: 1 };
+/**
+ * A failed message is retried for about 15 minutes in all, long enough to outlast a dependency's
+ * restart or failover, and then dead-lettered.
+ */
+const RETRIES = {
+  maxDeliver: 10,
+  retryDelaysMs: [1_000, 2_000, 5_000, 15_000, 30_000, 60_000, 120_000, 300_000],
+} as const;
+
+/** One message at a time, in order (a failed one is retried later, after those behind it). */
+export const IN_ORDER: ConsumerSettings = { ackWaitMs: 30_000, concurrency: 1, ...RETRIES };
 
 export interface Subject<P> {
   /** The unprefixed subject (an event's type); `>` stands for every subject of the stream. */
@@ -130,7 +149,7 @@ export const SUBJECTS = {
     payload: 'a publish job',
     // Publishing waits on the network, not on CPU; a job runs for minutes at most and its
     // handler's heartbeat keeps a live one from redelivery.
-    settings: { ackWaitMs: 30_000, maxDeliver: -1, concurrency: 16 },
+    settings: { ackWaitMs: 30_000, concurrency: 16, ...RETRIES },
     jobKey: (job: PublishJob) => `${job.post_id}_${job.account_id}_${job.attempt}`,
   } satisfies JobSubject<PublishJob>,
 } as const;

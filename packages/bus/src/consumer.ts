@@ -8,13 +8,16 @@ import {
 import { type Logger, newRequestId, withRequestId } from '@svc/logging';
 import type { ConsumerSettings, DurableConsumer, Subject } from './catalog.ts';
 import type { Bus } from './connection.ts';
+import { type ConsumerObserver, deliveredTooOften, failed, replayedForAnother } from './dead-letters.ts';
 
 /**
  * Durable pull consumers with explicit acks, as the catalog describes them. A handler gets the
  * payload checked against its subject's schema and must be idempotent (by event or job id):
  * JetStream redelivers whatever was not acked — after a crash, a timeout or a failed handler. A
  * message is acked only after its handler resolved, i.e. after the consumer's own commit. A
- * payload that does not match its schema is terminated: redelivering it would never help.
+ * payload that does not match its schema is terminated: redelivering it would never help. A
+ * handler that keeps failing gets the message back with growing delays, a bounded number of
+ * times, and then the message goes to the dead-letter stream (dead-letters.ts).
  */
 export interface RunningConsumer {
   /** Stops pulling messages; those being handled go on. */
@@ -37,7 +40,9 @@ export async function pullMessages<P>(
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     ack_wait: settings.ackWaitMs * 1e6,
-    max_deliver: settings.maxDeliver,
+    // Unbounded on the server: the bound is kept by the handler's side, which dead-letters the
+    // message instead of letting the server drop it (dead-letters.ts).
+    max_deliver: -1,
     ...filterFor(bus, consumer.subject),
   };
   await ensureDurableConsumer(bus, stream, durable, config);
@@ -81,14 +86,18 @@ export async function consume<P>(
   consumer: DurableConsumer<P>,
   handle: (payload: P, message: JsMsg) => Promise<void>,
   overrides: Partial<ConsumerSettings> = {},
+  observer?: ConsumerObserver,
 ): Promise<RunningConsumer> {
   const settings = { ...consumer.subject.settings, ...overrides };
+  const policy = { durable: consumer.durable, settings, observer, logger };
   const messages = await pullMessages(bus, consumer, settings, 64);
   // A long handler tells the server it is alive, so the ack wait can stay short: a message held
   // by a worker that died is redelivered after one ack wait, not after the longest job.
   const heartbeatMs = Math.max(1_000, Math.floor(settings.ackWaitMs / 3));
   const process = (message: JsMsg) =>
     withRequestId(message.headers?.get('X-Request-Id') || newRequestId(), async () => {
+      if (replayedForAnother(bus, consumer.durable, message)) return;
+      if (await deliveredTooOften(bus, policy, message)) return;
       const payload = decodePayload(consumer.subject, message, logger);
       if (payload === undefined) return;
       const heartbeat = setInterval(() => message.working(), heartbeatMs);
@@ -96,8 +105,7 @@ export async function consume<P>(
         await handle(payload, message);
         message.ack();
       } catch (error) {
-        logger.error({ err: error, subject: message.subject }, 'event handler failed; will be redelivered');
-        message.nak(1000);
+        await failed(bus, policy, message, error);
       } finally {
         clearInterval(heartbeat);
       }

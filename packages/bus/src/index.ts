@@ -27,6 +27,16 @@ export {
   pullMessages,
   type RunningConsumer,
 } from './consumer.ts';
+export {
+  type ConsumerObserver,
+  type DeadLetter,
+  deliveredTooOften,
+  type FailurePolicy,
+  failed,
+  listDeadLetters,
+  replayDeadLetter,
+  replayedForAnother,
+} from './dead-letters.ts';
 export { type EventEnvelope, envelopeWith, eventEnvelopeSchema, makeEvent } from './envelope.ts';
 export { LocalCache, type LocalCacheOptions } from './local-cache.ts';
 export {

@@ -150,6 +150,14 @@ export class OutboxRelay {
     });
   }
 
+  /** Rows committed and not yet published (a metric: the relay keeps up when it stays small). */
+  async backlog(): Promise<number> {
+    const { rows } = await this.pool.query<{ count: string }>(
+      `SELECT count(*) FROM "${this.options.schema}".outbox WHERE published_at IS NULL`,
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
   /** Deletes published rows past retention; idempotent, so any replica may run it. */
   async purgePublished(): Promise<number> {
     const hours = this.options.retentionHours ?? 24;

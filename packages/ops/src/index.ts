@@ -25,3 +25,4 @@ export async function runService<Config extends { LOG_LEVEL: string }>(
     });
   }
 }
+export { type Supervised, Supervisor } from './supervisor.ts';

@@ -10,6 +10,7 @@ import {
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
 import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
+import { BusMetrics } from './bus-metrics.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 
@@ -60,6 +61,8 @@ export class ServiceRuntime {
   private stopped: Promise<void> | undefined;
   /** The service's metrics, served on `/metrics`; its own metrics register here too. */
   readonly registry = new Registry();
+  /** Redeliveries, dead letters, consumer lag and outbox backlog, for the consumers started here. */
+  readonly busMetrics = new BusMetrics(this.registry);
 
   constructor(
     readonly service: string,
@@ -133,12 +136,17 @@ export class ServiceRuntime {
     handle: (payload: P, message: JsMsg) => Promise<void>,
     overrides?: Partial<ConsumerSettings>,
   ): Promise<void> {
-    this.consumers.push(await consume(bus, this.logger, consumer, handle, overrides));
+    this.consumers.push(await consume(bus, this.logger, consumer, handle, overrides, this.busMetrics));
+    this.busMetrics.watchConsumer(bus, consumer);
   }
 
-  /** A consumer started elsewhere (one that needs its own loop, such as a group-committing store). */
-  adoptConsumer(consumer: RunningConsumer): this {
-    this.consumers.push(consumer);
+  /**
+   * A consumer started elsewhere (one that needs its own loop, such as a group-committing store;
+   * it reports to `busMetrics`).
+   */
+  adoptConsumer<P>(running: RunningConsumer, bus: Bus, consumer: DurableConsumer<P>): this {
+    this.consumers.push(running);
+    this.busMetrics.watchConsumer(bus, consumer);
     return this;
   }
 
@@ -146,6 +154,7 @@ export class ServiceRuntime {
   outbox(relay: OutboxRelay): OutboxRelay {
     relay.start();
     this.relay = relay;
+    this.busMetrics.watchOutbox(relay);
     this.every('purge published outbox rows', HOUR_MS, () => relay.purgePublished());
     return relay;
   }

@@ -9,13 +9,14 @@ import { type System, startSystem } from '../src/system.ts';
  * A Postgres of this file's own, restarted (fast shutdown: every session terminated with 57P01,
  * the server down for a moment) under a pool client, and under the whole system, each service in
  * a process of its own, in the middle of a stream of requests that read and write every
- * service's database.
+ * service's database. Every service with a pool runs (identity, accounts, webhooks, publishing,
+ * inbox), so none of them may die of it.
  */
 let postgres: PrivatePostgres;
 
 beforeAll(async () => {
   postgres = await PrivatePostgres.start();
-}, 60_000);
+}, 180_000);
 afterAll(() => postgres?.stop());
 
 describe('the system', () => {
@@ -26,7 +27,7 @@ describe('the system', () => {
 
   beforeAll(async () => {
     system = await startSystem({
-      services: ['identity', 'accounts', 'webhooks', 'publishing', 'gateway'],
+      services: ['identity', 'accounts', 'webhooks', 'publishing', 'inbox', 'gateway'],
       run: 'source',
       databaseUrl: postgres.databaseUrl,
       env: { UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' },
@@ -52,6 +53,7 @@ describe('the system', () => {
     ['publishing write', () => call('POST', '/v1/posts', { workspace, caption: 'During', targets: [page] })],
     ['publishing read', () => call('GET', `/v1/posts?workspace=${workspace}&limit=1`)],
     ['webhooks read', () => call('GET', '/v1/events?limit=1')],
+    ['inbox read', () => call('GET', `/v1/conversations?workspace=${workspace}&limit=1`)],
   ];
 
   // Guarantee: a Postgres restart kills no service (every pool and client survives a lost

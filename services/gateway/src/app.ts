@@ -93,6 +93,10 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
     // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For.
     trustProxy: config.TRUST_PROXY,
+    // While it drains at stop, a request that comes on a kept-alive connection is served like the
+    // ones in flight, not refused with Fastify's bare 503 (no error envelope); /readyz already
+    // sends new traffic elsewhere (seen in the fault suite's SIGTERM of a gateway replica).
+    return503OnClosing: false,
     ...earlyErrorOptions,
   });
   installErrorHandling(app);

@@ -1,4 +1,16 @@
-import { type Bus, CONSUMERS, decodePayload, type JsMsg, pullMessages, type RunningConsumer } from '@svc/bus';
+import {
+  type Bus,
+  CONSUMERS,
+  type ConsumerObserver,
+  decodePayload,
+  deliveredTooOften,
+  type FailurePolicy,
+  failed,
+  type JsMsg,
+  pullMessages,
+  type RunningConsumer,
+  replayedForAnother,
+} from '@svc/bus';
 import { GroupCommit } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
@@ -18,6 +30,7 @@ interface ConsumerDeps {
   worker: DeliveryWorker;
   metrics: DeliveryMetrics;
   ackWaitMs: number;
+  observer?: ConsumerObserver;
 }
 
 interface Received {
@@ -41,10 +54,15 @@ export async function consumeEvents(deps: ConsumerDeps): Promise<RunningConsumer
   const consumer = CONSUMERS.webhooksStore;
   const settings = { ...consumer.subject.settings, ackWaitMs: deps.ackWaitMs };
   const messages = await pullMessages(bus, consumer, settings, MAX_BATCH * 2);
-  const store = new GroupCommit((batch: Received[]) => storeBatch(deps, batch), { maxBatch: MAX_BATCH });
+  const policy = { durable: consumer.durable, settings, observer: deps.observer, logger };
+  const store = new GroupCommit((batch: Received[]) => storeBatch(deps, policy, batch), {
+    maxBatch: MAX_BATCH,
+  });
 
   const finished = (async () => {
     for await (const message of messages) {
+      if (replayedForAnother(bus, consumer.durable, message)) continue;
+      if (await deliveredTooOften(bus, policy, message)) continue;
       const raw = message.string();
       const envelope = decodePayload(consumer.subject, message, logger, raw);
       if (!envelope) continue;
@@ -62,8 +80,11 @@ export async function consumeEvents(deps: ConsumerDeps): Promise<RunningConsumer
   };
 }
 
-/** Stores one batch in one commit, then acks it; on failure naks it for redelivery (never throws). */
-async function storeBatch(deps: ConsumerDeps, batch: Received[]): Promise<void> {
+/**
+ * Stores one batch in one commit, then acks it; on failure each message is retried later, or
+ * dead-lettered after its last delivery (never throws).
+ */
+async function storeBatch(deps: ConsumerDeps, policy: FailurePolicy, batch: Received[]): Promise<void> {
   try {
     const { stored, scheduled } = await storeEvents(
       deps.pool,
@@ -74,10 +95,7 @@ async function storeBatch(deps: ConsumerDeps, batch: Received[]): Promise<void> 
     deps.metrics.events(stored, batch.length - stored);
     if (scheduled > 0) deps.worker.kick();
   } catch (error) {
-    deps.logger.error(
-      { err: error, events: batch.length },
-      'storing events failed; they will be redelivered',
-    );
-    for (const { message } of batch) message.nak(1_000);
+    deps.logger.error({ err: error, events: batch.length }, 'storing a batch of events failed');
+    await Promise.all(batch.map(({ message }) => failed(deps.bus, policy, message, error)));
   }
 }

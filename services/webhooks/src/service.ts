@@ -1,4 +1,4 @@
-import { connectBus } from '@svc/bus';
+import { CONSUMERS, connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
@@ -52,7 +52,9 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const worker = startDeliveryWorker(runtime, config, deps, { loop: role !== 'api' });
     if (role !== 'api') {
       const ackWaitMs = config.EVENT_STORE_ACK_WAIT_MS;
-      runtime.adoptConsumer(await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs }));
+      const observer = runtime.busMetrics;
+      const events = await consumeEvents({ bus, pool, clock, logger, worker, metrics, ackWaitMs, observer });
+      runtime.adoptConsumer(events, bus, CONSUMERS.webhooksStore);
       runtime.every('purge expired events', 3_600_000, () =>
         purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
       );
