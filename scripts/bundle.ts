@@ -31,9 +31,10 @@ await build({
       },
     },
   ],
-  // Bundled CommonJS dependencies still call require().
+  // Bundled CommonJS dependencies still call require(). Under a name of its own: bundled code
+  // may import createRequire itself, and two imports of one name do not parse.
   banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    js: "import { createRequire as createBundleRequire } from 'node:module'; const require = createBundleRequire(import.meta.url);",
   },
   logLevel: 'warning',
 });
