@@ -9,8 +9,8 @@ import {
 } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
-import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
 import { BusMetrics } from './bus-metrics.ts';
+import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 
