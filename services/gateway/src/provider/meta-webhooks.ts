@@ -19,6 +19,14 @@ export interface MetaWebhookDeps {
   verifyToken: string;
 }
 
+/**
+ * Meta waits about 5 s for our answer (facts §5.3). A publish written to the connection just as
+ * NATS went away is never answered (the server did not read it), so one long wait would spend the
+ * whole budget on a lost request: short attempts instead, sent again (same message id, so
+ * JetStream keeps one copy) once the client has reconnected, all well within Meta's 5 s.
+ */
+const PUBLISH_ATTEMPTS = { timeout: 1_200, retries: 3 };
+
 export function metaWebhookRoutes(deps: MetaWebhookDeps) {
   return async (scope: FastifyInstance) => {
     // Raw bytes: the signature covers Meta's exact encoding, which re-serializing would change.
@@ -50,9 +58,7 @@ export function metaWebhookRoutes(deps: MetaWebhookDeps) {
         await deps.bus.js.publish(
           deps.bus.subjects.subject(SUBJECTS.metaWebhook.name),
           JSON.stringify(payload),
-          {
-            msgID: createHash('sha256').update(raw).digest('hex'),
-          },
+          { msgID: createHash('sha256').update(raw).digest('hex'), ...PUBLISH_ATTEMPTS },
         );
       } catch (error) {
         // Not accepted: Meta retries on a non-2xx, so nothing is lost.
