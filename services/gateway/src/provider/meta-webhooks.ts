@@ -20,10 +20,11 @@ export interface MetaWebhookDeps {
 }
 
 /**
- * Meta waits about 5 s for our answer (facts §5.3). A publish written to the connection just as
- * NATS went away is never answered (the server did not read it), so one long wait would spend the
- * whole budget on a lost request: short attempts instead, sent again (same message id, so
- * JetStream keeps one copy) once the client has reconnected, all well within Meta's 5 s.
+ * Meta waits about 5 s for our answer (facts §5.3). A publish made while the NATS connection is
+ * down or going down (a server restart) is dropped by the client, never sent: core NATS is at most
+ * once, and only JetStream's ack says a message is kept. One 5 s wait would spend Meta's whole
+ * budget on such a lost request, so the gateway tries in short attempts instead, sent again (same
+ * message id, so JetStream keeps one copy) once the client has reconnected, all within Meta's 5 s.
  */
 const PUBLISH_ATTEMPTS = { timeout: 1_200, retries: 3 };
 
