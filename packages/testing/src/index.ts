@@ -14,6 +14,7 @@ export {
 export { adminQuery, testDatabaseUrl } from './database.ts';
 export { api, freePort } from './http.ts';
 export { PrivatePostgres } from './private-postgres.ts';
+export { PrivateNats } from './private-servers.ts';
 export { type Behaviour, type ReceivedRequest, Receiver } from './receiver.ts';
 export { createTestDatabase } from './test-database.ts';
 export { eventually, uniquePrefix } from './unique.ts';

@@ -19,6 +19,15 @@ export interface MetaWebhookDeps {
   verifyToken: string;
 }
 
+/**
+ * Meta waits about 5 s for our answer (facts §5.3). A publish made while the NATS connection is
+ * down or going down (a server restart) is dropped by the client, never sent: core NATS is at most
+ * once, and only JetStream's ack says a message is kept. One 5 s wait would spend Meta's whole
+ * budget on such a lost request, so the gateway tries in short attempts instead, sent again (same
+ * message id, so JetStream keeps one copy) once the client has reconnected, all within Meta's 5 s.
+ */
+const PUBLISH_ATTEMPTS = { timeout: 1_200, retries: 3 };
+
 export function metaWebhookRoutes(deps: MetaWebhookDeps) {
   return async (scope: FastifyInstance) => {
     // Raw bytes: the signature covers Meta's exact encoding, which re-serializing would change.
@@ -50,9 +59,7 @@ export function metaWebhookRoutes(deps: MetaWebhookDeps) {
         await deps.bus.js.publish(
           deps.bus.subjects.subject(SUBJECTS.metaWebhook.name),
           JSON.stringify(payload),
-          {
-            msgID: createHash('sha256').update(raw).digest('hex'),
-          },
+          { msgID: createHash('sha256').update(raw).digest('hex'), ...PUBLISH_ATTEMPTS },
         );
       } catch (error) {
         // Not accepted: Meta retries on a non-2xx, so nothing is lost.
