@@ -147,8 +147,14 @@ export function createClient<S extends GenService<GenServiceMethods>>(
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
     // A `dns:///name:port` target resolving to several pods (a headless Service) gets calls spread
-    // over all of them; one address (pnpm start, tests) is unaffected.
-    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+    // over all of them. A plain address (pnpm start, tests) keeps pick_first: a call to a peer
+    // that restarted reconnects at once, where round_robin fails calls until its next retry.
+    ...(address.startsWith('dns:')
+      ? { 'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }) }
+      : {}),
+    // A pod that went away is tried again at most 2 s later, not after grpc's default 120 s.
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 2_000,
     ...(options.maxMessageBytes
       ? {
           'grpc.max_receive_message_length': options.maxMessageBytes,

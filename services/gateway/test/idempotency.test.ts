@@ -21,6 +21,8 @@ let partnerKey: string;
 let call: ReturnType<typeof api>;
 let workspace: string;
 let account: string;
+/** The widget's calls: an embed session of the workspace. */
+let widget: ReturnType<typeof api>;
 
 beforeAll(async () => {
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
@@ -37,6 +39,11 @@ beforeAll(async () => {
   await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
   account = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data[0].id;
   await call('PUT', '/v1/webhook', { url: receiver.url });
+  const session = await call('POST', '/v1/embed-sessions', {
+    workspace,
+    allowed_origins: ['https://app.partner.example'],
+  });
+  widget = api(stack.gateway.url, session.body.token);
 });
 afterAll(async () => {
   redis.disconnect();
@@ -121,7 +128,13 @@ async function inboundComment(): Promise<string> {
  */
 const CASES: Record<
   string,
-  { path: () => Promise<string>; body?: unknown; count: (path: string) => Promise<number> }
+  {
+    path: () => Promise<string>;
+    body?: unknown;
+    count: (path: string) => Promise<number>;
+    /** Called by the widget (its embed session) rather than the partner key. */
+    byWidget?: boolean;
+  }
 > = {
   'POST /v1/workspaces': {
     path: async () => '/v1/workspaces',
@@ -186,6 +199,42 @@ const CASES: Record<
     path: async () => `/v1/accounts/${account}/inbox-sync`,
     count: async () => 0,
   },
+  'POST /v1/embed-sessions': {
+    path: async () => '/v1/embed-sessions',
+    body: { workspace: ':workspace', allowed_origins: ['https://app.partner.example'] },
+    count: async () => (await call('GET', `/v1/embed-sessions?workspace=${workspace}`)).body.total,
+  },
+  'POST /v1/embed/connect': {
+    path: async () => '/v1/embed/connect',
+    body: { network: 'page_network' },
+    count: async () => await stack.accounts.prisma.connectLink.count({ where: { workspaceId: workspace } }),
+    byWidget: true,
+  },
+  'POST /v1/embed/conversations/:id/messages': {
+    path: async () => `/v1/embed/conversations/${(await inboundMessage()).conversation}/messages`,
+    body: { text: 'sent once from the widget' },
+    count: async () => (await sandboxSent()).filter((s) => s.text === 'sent once from the widget').length,
+    byWidget: true,
+  },
+  'POST /v1/embed/messages/:id/private-reply': {
+    path: async () => `/v1/embed/messages/${await inboundComment()}/private-reply`,
+    body: { text: 'privately once from the widget' },
+    count: async () =>
+      (await sandboxSent()).filter((s) => s.text === 'privately once from the widget').length,
+    byWidget: true,
+  },
+  'POST /v1/embed/media': {
+    path: async () => '/v1/embed/media',
+    body: { url: ':pixel' },
+    count: async () => (await call('GET', `/v1/media?workspace=${workspace}`)).body.total,
+    byWidget: true,
+  },
+  'POST /v1/embed/posts': {
+    path: async () => '/v1/embed/posts',
+    body: { caption: 'once from the widget', targets: [':account'], draft: true },
+    count: async () => (await call('GET', `/v1/posts?workspace=${workspace}`)).body.total,
+    byWidget: true,
+  },
   'POST /v1/events/:id/redeliver': {
     path: async () => `/v1/events/${await deliveredEvent()}/redeliver`,
     // The attempts once none is pending: the redelivery's own comes after the answer.
@@ -233,10 +282,11 @@ describe('Idempotency-Key on every POST', () => {
       const path = await spec.path();
       const headers = { 'idempotency-key': newKey() };
       const before = await spec.count(path);
-      const first = await call('POST', path, fill(spec.body), headers);
+      const caller = spec.byWidget ? widget : call;
+      const first = await caller('POST', path, fill(spec.body), headers);
       expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
       const made = await spec.count(path);
-      const again = await call('POST', path, fill(spec.body), headers);
+      const again = await caller('POST', path, fill(spec.body), headers);
       expect(again.status).toBe(first.status);
       expect(again.body).toEqual(first.body);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -397,7 +447,9 @@ describe('Idempotency-Key on every POST', () => {
     const doc = (await api(stack.gateway.url)('GET', '/v1/openapi.json')).body;
     for (const route of posts) {
       const path = route.url.replace(/:([a-z_]+)/g, '{$1}');
-      const parameters = doc.paths[path].post.parameters as { name: string; in: string }[];
+      const parameters = (doc.paths[path].post.parameters as { $ref?: string }[]).map((parameter) =>
+        parameter.$ref ? doc.components.parameters[parameter.$ref.split('/').at(-1) ?? ''] : parameter,
+      );
       expect(parameters, path).toContainEqual(
         expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
       );
