@@ -25,8 +25,10 @@ export function webhooksConfigSchema(env = process.env) {
     WEBHOOK_RETRY_SHARE_PERCENT: envInt(50, { min: 1, max: 100 }),
     // How often the worker looks for due attempts when nothing wakes it earlier.
     WEBHOOK_POLL_MS: envInt(250, { min: 10, max: 60_000 }),
-    // How long a crashed store's unacknowledged events wait before NATS redelivers them.
-    EVENT_STORE_ACK_WAIT_MS: envInt(30_000, { min: 1_000 }),
+    // How long a crashed store's unacknowledged events wait before NATS redelivers them: the
+    // bound on recovering from a killed replica (storing a batch takes milliseconds, and storing
+    // an event twice stores it once).
+    EVENT_STORE_ACK_WAIT_MS: envInt(10_000, { min: 1_000 }),
   });
 }
 
