@@ -1,22 +1,12 @@
 import type { DeliveryAttempt } from '@svc/contracts';
+import { EVENT_DATA, type EventType } from '@svc/contracts/public';
 import { z } from 'zod';
 import type { WebhooksClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idField, paged, pageQuery, pagination, pathId, timestamp } from '../http/schemas.ts';
 
 /** The event types of spec section 6: a filter on anything else is a mistake worth a 400. */
-const EVENT_TYPES = [
-  'ping',
-  'account.connected',
-  'account.disconnected',
-  'account.expired',
-  'post.published',
-  'post.partial',
-  'post.failed',
-  'message.received',
-  'comment.received',
-  'message.sent',
-] as const;
+const EVENT_TYPES = Object.keys(EVENT_DATA) as [EventType, ...EventType[]];
 
 export const eventView = z
   .object({
