@@ -151,9 +151,7 @@ export async function sweepExpired(ctx: AccountsContext, batchSize = 100): Promi
 export async function purgeWorkspace(ctx: AccountsContext, signal: EventEnvelope): Promise<void> {
   const workspaceId = signal.workspace;
   if (!workspaceId) return;
-  const accounts = await ctx.db.account.findMany({ where: { workspaceId } });
-  const scope = { partner: signal.partner, workspace: workspaceId, external_id: signal.external_id };
-  await disconnectAccounts(ctx, accounts, scope, 'workspace_deleted');
+  // Links first: once account.disconnected is out, nothing of the workspace's connect flows is left.
   const links = await ctx.db.connectLink.findMany({ where: { workspaceId }, select: { id: true } });
   const linkIds = links.map((l) => l.id);
   await ctx.db.$transaction([
@@ -161,6 +159,9 @@ export async function purgeWorkspace(ctx: AccountsContext, signal: EventEnvelope
     ctx.db.oAuthState.deleteMany({ where: { linkId: { in: linkIds } } }),
     ctx.db.connectLink.deleteMany({ where: { workspaceId } }),
   ] satisfies Prisma.PrismaPromise<unknown>[]);
+  const accounts = await ctx.db.account.findMany({ where: { workspaceId } });
+  const scope = { partner: signal.partner, workspace: workspaceId, external_id: signal.external_id };
+  await disconnectAccounts(ctx, accounts, scope, 'workspace_deleted');
   ctx.logger.info({ workspace: workspaceId, accounts: accounts.length }, 'workspace purged');
 }
 
