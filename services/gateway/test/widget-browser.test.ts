@@ -139,7 +139,8 @@ describe('the widget in a partner page', () => {
     );
     expect(render).toBeLessThan(1_000);
     expect(page.frames().some((f) => f.url().includes(session.token))).toBe(false);
-    await expect(app.getByText('No account is connected yet.').count()).resolves.toBe(1);
+    // `ready` means the session is read; the account list arrives just after it.
+    await app.getByText('No account is connected yet.').waitFor({ timeout: 5_000 });
     await checkScreen(page, 'accounts-empty');
 
     const [popup] = await Promise.all([
