@@ -88,7 +88,7 @@ async function openCollaborators(
   const storage = closing(runtime, 'media storage', openMediaStorage(config));
   const files = new MediaFiles(storage, config, logger, now);
   const deps = { files, workspaces, posts: store, config, logger, now };
-  const media = new MediaLibrary(prisma, pool, deps);
+  const media = closing(runtime, 'media library', new MediaLibrary(prisma, pool, deps));
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
   const graph = closing(runtime, 'Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   return { pool, prisma, bus, store, workspaces, accounts, media, files, graph, logger, now };

@@ -28,42 +28,58 @@ interface OpenStream {
  * account and post events. Each gateway subscribes once (plain NATS subscriptions on the event
  * subjects, which JetStream's publishes reach too) and fans out by workspace to the streams it
  * holds, so replicas scale without per-stream consumers. An event arrives only while a stream is
- * open: the widget reloads its lists when it (re)connects. A stream ends with
+ * open (the subscriptions are made with the first): the widget reloads its lists when it
+ * (re)connects. A stream ends with
  * `event: session.expired` when its session expires, is ended or loses its workspace; at gateway
  * stop it just ends, and the widget reconnects to another replica.
  */
 export class EmbedStreams {
   private readonly byWorkspace = new Map<string, Set<OpenStream>>();
   private readonly subscriptions: { unsubscribe(): void }[] = [];
+  /** Settles once the server has the subscriptions (a stream says `connected` only then). */
+  private subscribed: Promise<void> = Promise.resolve();
 
   constructor(
-    bus: Bus,
+    private readonly bus: Bus,
     private readonly logger: Logger,
     private readonly heartbeatMs: number,
-  ) {
+  ) {}
+
+  /**
+   * Subscribed only while this gateway holds a stream: every event of every partner passes here,
+   * and parsing them for nobody cost the gateway CPU on each post in bench:publish.
+   */
+  private subscribe(): void {
     const eventSubjects = [...STREAMS.events.subjects, SUBJECTS.accountChanged.name];
-    for (const subject of eventSubjects) this.listen(bus, subject, (type, event) => this.fanOut(type, event));
-    this.listen(bus, SUBJECTS.embedSessionEnded.name, (_type, signal) =>
+    for (const subject of eventSubjects) this.listen(subject, (type, event) => this.fanOut(type, event));
+    this.listen(SUBJECTS.embedSessionEnded.name, (_type, signal) =>
       this.endWhere(signal.workspace, (s) => s.principal.keyId === sessionIdOf(signal), 'ended'),
     );
-    this.listen(bus, SUBJECTS.workspaceDeleted.name, (_type, signal) =>
+    this.listen(SUBJECTS.workspaceDeleted.name, (_type, signal) =>
       this.endWhere(signal.workspace, () => true, 'ended'),
     );
+    this.subscribed = this.bus.nc.flush().catch(() => {});
+  }
+
+  private unsubscribe(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions.length = 0;
   }
 
   /** Opens a stream for an embed session; it closes when the client goes away. */
   open(principal: Principal): Readable {
     const workspace = principal.workspaceId ?? '';
     const stream: OpenStream = { principal, out: new PassThrough(), timers: [] };
-    // Sent at once so the client sees the answer start; `retry` paces an EventSource's reconnects.
-    stream.out.write(': connected\nretry: 3000\n\n');
     stream.timers.push(setInterval(() => this.write(stream, ': heartbeat\n\n'), this.heartbeatMs));
     const expiresInMs = (principal.embed?.expiresAtMs ?? 0) - Date.now();
     stream.timers.push(setTimeout(() => this.end(stream, 'expired'), Math.max(0, expiresInMs)));
     for (const timer of stream.timers) timer.unref();
+    if (this.byWorkspace.size === 0) this.subscribe();
     const set = this.byWorkspace.get(workspace) ?? new Set();
     set.add(stream);
     this.byWorkspace.set(workspace, set);
+    // Once events can arrive, so the client sees the answer start; `retry` paces an EventSource's reconnects.
+    void this.subscribed.then(() => this.write(stream, ': connected\nretry: 3000\n\n'));
     stream.out.on('close', () => this.forget(stream));
     return stream.out;
   }
@@ -77,12 +93,12 @@ export class EmbedStreams {
 
   /** At gateway stop: no more events; every stream ends so the server can close. */
   close(): void {
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions.length = 0;
+    this.unsubscribe();
     for (const set of [...this.byWorkspace.values()]) for (const stream of set) stream.out.end();
   }
 
-  private listen(bus: Bus, subject: string, handle: (type: string, event: Envelope) => void): void {
+  private listen(subject: string, handle: (type: string, event: Envelope) => void): void {
+    const { bus } = this;
     const subscription = bus.nc.subscribe(bus.subjects.subject(subject), {
       callback: (error, message) => {
         if (error) return;
@@ -136,6 +152,7 @@ export class EmbedStreams {
     const set = this.byWorkspace.get(workspace);
     set?.delete(stream);
     if (set?.size === 0) this.byWorkspace.delete(workspace);
+    if (this.byWorkspace.size === 0) this.unsubscribe();
   }
 }
 

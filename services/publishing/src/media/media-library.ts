@@ -13,7 +13,7 @@ import type { PostStore } from '../posts/post-store.ts';
 import { detectMedia } from './detect.ts';
 import { displayedSize } from './displayed-size.ts';
 import { fetchMediaUrl } from './fetch-url.ts';
-import { type KnownMedia, readMediaRows } from './known-media.ts';
+import { type KnownMedia, KnownMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
 
@@ -55,6 +55,7 @@ export function viewOfMedia(row: Media): MediaView {
  */
 export class MediaLibrary {
   readonly files: MediaFiles;
+  private readonly rows: KnownMediaRows;
 
   constructor(
     private readonly db: Db,
@@ -69,6 +70,7 @@ export class MediaLibrary {
     },
   ) {
     this.files = deps.files;
+    this.rows = new KnownMediaRows(pool);
   }
 
   /** Stores an upload or a file fetched by URL; the file is written before the row, removed if the row fails. */
@@ -157,6 +159,7 @@ export class MediaLibrary {
         );
       await tx.query({ ...DELETE_MEDIA_ROW, values: [id] });
     });
+    this.rows.forget(id);
     // The record is gone either way; a file that could not be removed is only disk space.
     await this.files
       .remove([media])
@@ -179,24 +182,29 @@ export class MediaLibrary {
       await this.files.remove(batch);
       const { count } = await this.db.media.deleteMany({ where: { id: { in: batch.map((m) => m.id) } } });
       removed += count;
+      for (const media of batch) this.rows.forget(media.id);
     }
   }
 
-  /** The media of these ids that exist, by id (see readMediaRows). */
+  /** The media of these ids that exist, by id (see KnownMediaRows). */
   knownMedia(ids: readonly string[]): Promise<Map<string, KnownMedia>> {
-    return readMediaRows(this.pool, ids);
+    return this.rows.read(ids);
   }
 
   /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
   async readSignedFile(token: string): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
     if (!verified) throw errors.notFound('media file');
-    const media = (await readMediaRows(this.pool, [verified.mediaId])).get(verified.mediaId);
+    const media = (await this.rows.read([verified.mediaId])).get(verified.mediaId);
     if (!media) throw errors.notFound('media file');
     const data = await this.files.read(variantKey(media, verified.variant));
     if (!data) throw errors.notFound('media file');
     const mime = verified.variant === 'jpeg' ? 'image/jpeg' : media.mime;
     return { mime, data, expiresAt: verified.expiresAt };
+  }
+
+  close(): void {
+    this.rows.close();
   }
 }
 
