@@ -138,7 +138,11 @@ function webRequest(request: FastifyRequest, reply: FastifyReply): Request {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   const aborted = new AbortController();
-  reply.raw.on('close', () => aborted.abort());
+  // Only a client that left before its answer cancels the work (aborting after every answer made
+  // the SDK build a cancellation error per request).
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) aborted.abort();
+  });
   return new Request(`http://${request.host}${request.url}`, {
     method: request.method,
     headers,
@@ -152,5 +156,8 @@ async function send(reply: FastifyReply, response: Response): Promise<FastifyRep
     reply.header(name, value);
   });
   if (!response.body) return reply.send();
+  // A JSON answer is whole already: sent as text, without a stream's machinery per request.
+  if (response.headers.get('content-type')?.startsWith('application/json'))
+    return reply.send(await response.text());
   return reply.send(Readable.fromWeb(response.body as NodeReadableStream));
 }
