@@ -252,6 +252,7 @@ describe('OpenAPI', () => {
     const doc = (await api(stack.gateway.url)('GET', '/v1/openapi.json')).body;
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/mcp',
       '/v1/accounts/{id}',
       '/v1/accounts/{id}/inbox-sync',
       '/v1/accounts/{id}/publishing-limit',

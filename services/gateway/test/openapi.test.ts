@@ -63,15 +63,17 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  // Guarantee: every POST takes Idempotency-Key, every call X-Request-Id, and every operation
-  // documents its refusals with the error envelope, 429 with Retry-After.
+  // Guarantee: every POST takes Idempotency-Key (but the MCP endpoint, whose write tools take an
+  // idempotency_key argument), every call X-Request-Id, and every operation documents its refusals
+  // with the error envelope, 429 with Retry-After.
   it('documents the header parameters and every refusal', () => {
     const doc = document();
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {
         const refs = op.parameters.map((p) => p.$ref);
         expect(refs).toContain('#/components/parameters/RequestId');
-        if (method === 'post') expect(refs).toContain('#/components/parameters/IdempotencyKey');
+        if (method === 'post' && path !== '/mcp')
+          expect(refs).toContain('#/components/parameters/IdempotencyKey');
         expect(op.responses['429']).toEqual({ $ref: '#/components/responses/RateLimited' });
         if (path.includes('{'))
           expect(op.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
@@ -84,6 +86,14 @@ describe('the OpenAPI document', () => {
     expect(components.responses.NotFound?.content).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/Error' } },
     });
+  });
+
+  // Guarantee: the MCP endpoint is described with the header a partner key names its workspace in.
+  it('documents the MCP endpoint and X-Service-Workspace', () => {
+    const op = document().paths['/mcp']?.post as Operation & { parameters: { name?: string }[] };
+    expect(op.operationId).toBe('callMcp');
+    expect(op.parameters.map((p) => p.name)).toContain('X-Service-Workspace');
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
   });
 
   // Guarantee: each event type of spec 6 is under `webhooks` with its own payload schema.

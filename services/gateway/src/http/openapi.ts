@@ -1,5 +1,6 @@
 import { EVENT_DATA, type EventType, eventSchemas } from '@svc/contracts/public';
 import { sharedComponents } from './openapi-components.ts';
+import { MCP_TAG, mcpPath } from './openapi-mcp.ts';
 import { operationOf, TAG_DESCRIPTIONS, tagOf } from './openapi-operation.ts';
 import { SchemaComponents } from './openapi-schemas.ts';
 import type { AnyRoute } from './route.ts';
@@ -23,10 +24,12 @@ export function buildOpenApi(routes: AnyRoute[], version: string): Record<string
     paths[path][route.method.toLowerCase()] = operationOf(route, schemas);
   }
   const webhooks = webhookOperations(schemas);
+  paths['/mcp'] = mcpPath();
   const tags = [...new Set(routes.map(tagOf))].map((name) => ({
     name,
     description: TAG_DESCRIPTIONS[name] ?? name,
   }));
+  tags.push(MCP_TAG);
   return {
     openapi: '3.1.0',
     info: {
