@@ -12,7 +12,7 @@ const document = () => openApiDocument() as OpenApi;
 
 interface Operation {
   operationId: string;
-  parameters: { $ref?: string; in?: string }[];
+  parameters: { $ref?: string; in?: string; name?: string }[];
   responses: Record<string, { $ref?: string }>;
 }
 type OpenApi = Record<string, unknown> & {
@@ -90,7 +90,7 @@ describe('the OpenAPI document', () => {
 
   // Guarantee: the MCP endpoint is described with the header a partner key names its workspace in.
   it('documents the MCP endpoint and X-Service-Workspace', () => {
-    const op = document().paths['/mcp']?.post as Operation & { parameters: { name?: string }[] };
+    const op = document().paths['/mcp']?.post as Operation;
     expect(op.operationId).toBe('callMcp');
     expect(op.parameters.map((p) => p.name)).toContain('X-Service-Workspace');
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));

@@ -1,3 +1,4 @@
+import { LocalCache } from '@svc/bus';
 import { errors, ServiceError } from '@svc/errors';
 import { type Id, isId } from '@svc/ids';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
@@ -45,18 +46,17 @@ export function mcpAuthentication(deps: {
   limiter: Limiter;
   identity: IdentityClient;
 }): onRequestAsyncHookHandler {
-  const owned = new Map<string, number>();
+  const owned = new LocalCache<true>({ maxAgeMs: OWNERSHIP_TTL_MS, maxEntries: OWNERSHIP_ENTRIES });
   const ownsWorkspace = async (principal: Principal, workspaceId: string): Promise<boolean> => {
     const cacheKey = `${principal.partnerId}:${workspaceId}`;
-    if ((owned.get(cacheKey) ?? 0) > Date.now()) return true;
+    if (owned.peek(cacheKey)) return true;
     try {
       await deps.identity.getWorkspace({ partnerId: principal.partnerId, workspaceId });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'not_found') return false;
       throw error;
     }
-    if (owned.size >= OWNERSHIP_ENTRIES) owned.clear();
-    owned.set(cacheKey, Date.now() + OWNERSHIP_TTL_MS);
+    owned.set(cacheKey, true);
     return true;
   };
 
