@@ -1,9 +1,9 @@
 // Applies every service's Prisma migrations (`pnpm migrate`), creating the database if needed.
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { databaseUrl } from './lib/database.ts';
+import { deployMigrations } from './lib/prisma-cli.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -22,23 +22,22 @@ export async function ensureDatabase(url = databaseUrl()): Promise<void> {
   }
 }
 
-export async function migrateAll(): Promise<void> {
-  await ensureDatabase();
-  for (const service of readdirSync(path.join(root, 'services'))) {
-    const dir = path.join(root, 'services', service);
-    if (!existsSync(path.join(dir, 'prisma/migrations'))) continue;
-    const result = spawnSync(
-      path.join(root, 'node_modules/.bin/tsx'),
-      [path.join(root, 'scripts/prisma.ts'), 'migrate', 'deploy'],
-      {
-        cwd: dir,
-        stdio: ['ignore', 'ignore', 'inherit'],
-        env: { ...process.env, DATABASE_URL: databaseUrl() },
-      },
-    );
-    if (result.status !== 0) throw new Error(`migrations of ${service} failed`);
-    console.log(`✓ migrations applied: ${service}`);
+/**
+ * Every service's migrations, through `prisma migrate deploy` as production applies them, one
+ * service after another (Prisma's advisory lock is one per database).
+ */
+export async function migrateAll(url = databaseUrl(), quiet = false): Promise<void> {
+  await ensureDatabase(url);
+  for (const service of servicesWithMigrations()) {
+    await deployMigrations(path.join(root, 'services', service), url, true);
+    if (!quiet) console.log(`✓ migrations applied: ${service}`);
   }
+}
+
+export function servicesWithMigrations(): string[] {
+  return readdirSync(path.join(root, 'services')).filter((name) =>
+    existsSync(path.join(root, 'services', name, 'prisma/migrations')),
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

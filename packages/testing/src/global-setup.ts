@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { migrateAll, servicesWithMigrations } from '../../../scripts/migrate.ts';
 import { adminQuery, TEST_DATABASE_PREFIX, templateDatabase, testDatabaseUrl } from './database.ts';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -17,23 +17,8 @@ const run = `${Math.floor(Date.now() / 1000)}_${randomBytes(3).toString('hex')}`
 export async function setup(project: TestProject): Promise<void> {
   await dropDatabases((name) => runStartedSeconds(name) < Date.now() / 1000 - 3600);
   await adminQuery(`CREATE DATABASE ${templateDatabase(run)}`);
-  applyMigrations(testDatabaseUrl(templateDatabase(run)));
+  await migrateAll(testDatabaseUrl(templateDatabase(run)), true);
   project.provide('testRun', run);
-}
-
-/** Every service's migrations applied to this database, as production applies them. */
-export function applyMigrations(databaseUrl: string): void {
-  for (const service of servicesWithMigrations()) {
-    execFileSync(
-      path.join(root, 'node_modules/.bin/tsx'),
-      [path.join(root, 'scripts/prisma.ts'), 'migrate', 'deploy'],
-      {
-        cwd: path.join(root, 'services', service),
-        env: { ...process.env, DATABASE_URL: databaseUrl },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    );
-  }
 }
 
 export async function teardown(): Promise<void> {
@@ -61,12 +46,6 @@ export async function applyMigrationFiles(databaseUrl: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-function servicesWithMigrations(): string[] {
-  return readdirSync(path.join(root, 'services')).filter((name) =>
-    existsSync(path.join(root, 'services', name, 'prisma/migrations')),
-  );
 }
 
 function runStartedSeconds(name: string): number {

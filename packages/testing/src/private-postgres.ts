@@ -3,7 +3,8 @@ import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { applyMigrationFiles, applyMigrations } from './global-setup.ts';
+import { migrateAll } from '../../../scripts/migrate.ts';
+import { applyMigrationFiles } from './global-setup.ts';
 import { freePort } from './http.ts';
 
 const run = promisify(execFile);
@@ -41,7 +42,7 @@ export class PrivatePostgres {
     await server.ctl('start');
     await server.pg('createdb', ['-h', '127.0.0.1', '-p', String(server.port), '-U', 'postgres', 'social']);
     if (options.migrations === 'files') await applyMigrationFiles(server.databaseUrl);
-    else applyMigrations(server.databaseUrl);
+    else await migrateAll(server.databaseUrl, true);
     return server;
   }
 
