@@ -34,7 +34,7 @@ export async function serverQuery<Row extends pg.QueryResultRow>(sql: string, va
 
 /**
  * A fresh database with every service's migrations applied. Applying them with the Prisma CLI
- * (`pnpm migrate`, scripts/migrate.ts) takes most of a minute here, so the migrated result is kept
+ * (`pnpm migrate`, scripts/migrate.ts) takes about ten seconds here, so the migrated result is kept
  * as `bench_template_<hash of the migrations>` on the local server and cloned until a migration
  * changes (templates of older migrations are dropped then).
  */

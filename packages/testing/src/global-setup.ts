@@ -27,7 +27,7 @@ export async function teardown(): Promise<void> {
 
 /**
  * Every service's migration files run in order straight through one connection: the same tables
- * in well under a second, where five Prisma processes take minutes on a busy machine. For a
+ * in well under a second, where the five Prisma processes take ten seconds or more on a busy machine. For a
  * throwaway server (the fault suite's), which needs the schema, not Prisma's bookkeeping.
  */
 export async function applyMigrationFiles(databaseUrl: string): Promise<void> {
