@@ -93,7 +93,7 @@ describe('tracing', () => {
         (s) => s.service === 'webhooks' && s.traceId === root?.traceId && s.name === 'store post.published',
       );
       return root && stored ? { spans: spans.filter((s) => s.traceId === root.traceId), stored } : undefined;
-    }, 30_000);
+    }, 20_000);
 
     const byId = new Map(chain.spans.map((span) => [span.spanId, span]));
     const ancestry: ExportedSpan[] = [];
@@ -110,5 +110,5 @@ describe('tracing', () => {
     ]);
     // The root is the request itself: nothing above it, the whole chain in one trace.
     expect(ancestry[0]?.parentSpanId ?? '').toBe('');
-  });
+  }, 60_000);
 });
