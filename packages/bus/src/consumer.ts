@@ -5,10 +5,11 @@ import {
   DeliverPolicy,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { type Logger, newRequestId, withRequestId } from '@svc/logging';
+import { failSpan, inSpan, type Logger, newRequestId, withRequestId } from '@svc/logging';
 import type { ConsumerSettings, DurableConsumer, Subject } from './catalog.ts';
 import type { Bus } from './connection.ts';
 import { type ConsumerObserver, deliveredTooOften, failed, replayedForAnother } from './dead-letters.ts';
+import { carriedBy, consumerSpan, REQUEST_ID } from './trace-headers.ts';
 
 /**
  * Durable pull consumers with explicit acks, as the catalog describes them. A handler gets the
@@ -94,22 +95,26 @@ export async function consume<P>(
   // A long handler tells the server it is alive, so the ack wait can stay short: a message held
   // by a worker that died is redelivered after one ack wait, not after the longest job.
   const heartbeatMs = Math.max(1_000, Math.floor(settings.ackWaitMs / 3));
+  const span = consumerSpan(consumer);
   const process = (message: JsMsg) =>
-    withRequestId(message.headers?.get('X-Request-Id') || newRequestId(), async () => {
-      if (replayedForAnother(bus, consumer.durable, message)) return;
-      if (await deliveredTooOften(bus, policy, message)) return;
-      const payload = decodePayload(consumer.subject, message, logger);
-      if (payload === undefined) return;
-      const heartbeat = setInterval(() => message.working(), heartbeatMs);
-      try {
-        await handle(payload, message);
-        message.ack();
-      } catch (error) {
-        await failed(bus, policy, message, error);
-      } finally {
-        clearInterval(heartbeat);
-      }
-    });
+    withRequestId(message.headers?.get(REQUEST_ID) || newRequestId(), () =>
+      inSpan(span.name, carriedBy(span.start, message), async (traced) => {
+        if (replayedForAnother(bus, consumer.durable, message)) return;
+        if (await deliveredTooOften(bus, policy, message)) return;
+        const payload = decodePayload(consumer.subject, message, logger);
+        if (payload === undefined) return;
+        const heartbeat = setInterval(() => message.working(), heartbeatMs);
+        try {
+          await handle(payload, message);
+          message.ack();
+        } catch (error) {
+          if (traced) failSpan(traced, error);
+          await failed(bus, policy, message, error);
+        } finally {
+          clearInterval(heartbeat);
+        }
+      }),
+    );
   const limit = Math.max(1, settings.concurrency);
   const running = new Set<Promise<void>>();
   const finished = (async () => {

@@ -3,6 +3,7 @@ import { headers as natsHeaders } from '@nats-io/nats-core';
 import type { Logger } from '@svc/logging';
 import type { ConsumerSettings } from './catalog.ts';
 import type { Bus } from './connection.ts';
+import { copyRequestHeaders } from './trace-headers.ts';
 
 /**
  * Poison messages: a message whose handler keeps failing is retried with growing delays (a nak
@@ -22,7 +23,6 @@ const H = {
   deliveries: 'Dead-Deliveries',
   reason: 'Dead-Reason',
   at: 'Dead-At',
-  requestId: 'X-Request-Id',
   /** On a replayed message: the only durable that handles it. */
   replayFor: 'Replay-For',
 } as const;
@@ -109,8 +109,7 @@ async function deadLetter(bus: Bus, durable: string, message: JsMsg, reason: str
   // One line: a header value cannot hold a line break.
   h.set(H.reason, reason.replace(/\s+/g, ' ').slice(0, 1_000));
   h.set(H.at, new Date().toISOString());
-  const requestId = message.headers?.get(H.requestId);
-  if (requestId) h.set(H.requestId, requestId);
+  copyRequestHeaders(message.headers, h);
   // Keyed by the original message and durable: a crash before the ack re-sends a copy JetStream drops.
   const msgID = `${message.info.stream}-${message.info.streamSequence}-${durable}`;
   await bus.js.publish(bus.subjects.subject(`dead.${durable}`), message.data, { headers: h, msgID });
@@ -153,8 +152,7 @@ export async function replayDeadLetter(bus: Bus, id: number): Promise<DeadLetter
   const letter = describe(stored);
   const h = natsHeaders();
   h.set(H.replayFor, bus.subjects.durable({ durable: letter.consumer }));
-  const requestId = stored.header.get(H.requestId);
-  if (requestId) h.set(H.requestId, requestId);
+  copyRequestHeaders(stored.header, h);
   // Keyed by the dead letter: replaying it twice in a row puts it back once.
   await bus.js.publish(bus.subjects.subject(letter.subject), stored.data, {
     headers: h,

@@ -49,5 +49,6 @@ export {
   writeOutbox,
 } from './outbox.ts';
 export { OutboxRelay } from './outbox-relay.ts';
+export { carriedBy, consumerSpan, currentHeaders } from './trace-headers.ts';
 export { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';
 export { WorkspaceDirectory } from './workspace-directory.ts';

@@ -1,9 +1,9 @@
-import { headers } from '@nats-io/nats-core';
 import { GroupCommit, transaction } from '@svc/db';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { Bus } from './connection.ts';
 import type { OutboxRow } from './outbox.ts';
+import { publishWithRequestColumn } from './trace-headers.ts';
 
 /** How long published rows wait to be marked together with the rows of other commits. */
 const MARK_BATCH_MS = 10;
@@ -141,13 +141,13 @@ export class OutboxRelay {
     });
   }
 
-  private async publish(id: string, subject: string, payload: unknown, requestId: string | null) {
-    const h = headers();
-    if (requestId) h.set('X-Request-Id', requestId);
-    await this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {
-      msgID: id,
-      headers: h,
-    });
+  private async publish(id: string, subject: string, payload: unknown, requestColumn: string | null) {
+    await publishWithRequestColumn(requestColumn, subject, (h) =>
+      this.bus.js.publish(this.bus.subjects.subject(subject), JSON.stringify(payload), {
+        msgID: id,
+        headers: h,
+      }),
+    );
   }
 
   /** Rows committed and not yet published (a metric: the relay keeps up when it stays small). */

@@ -1,7 +1,7 @@
-import { currentRequestId } from '@svc/logging';
 import type pg from 'pg';
 import type { JobSubject } from './catalog.ts';
 import type { EventEnvelope } from './envelope.ts';
+import { requestColumn } from './trace-headers.ts';
 
 /**
  * The transactional outbox, as every service writes it: the rows go into the service's own
@@ -14,12 +14,13 @@ export interface OutboxRow {
   /** The unprefixed subject; the relay adds the bus's prefix. */
   subject: string;
   payload: unknown;
+  /** The request id and trace context of the unit of work that wrote it (see trace-headers.ts). */
   requestId: string | null;
 }
 
 /** The row of an event (its subject is its type), carrying the current request id. */
 export function eventRow(event: EventEnvelope): OutboxRow {
-  return { id: event.id, subject: event.type, payload: event, requestId: currentRequestId() ?? null };
+  return { id: event.id, subject: event.type, payload: event, requestId: requestColumn() };
 }
 
 /** The row of a job, keyed by its subject's job key so a relay re-publish is dropped by JetStream. */
@@ -28,7 +29,7 @@ export function jobRow<P>(subject: JobSubject<P>, payload: P): OutboxRow {
     id: `job_${subject.jobKey(payload)}`,
     subject: subject.name,
     payload,
-    requestId: currentRequestId() ?? null,
+    requestId: requestColumn(),
   };
 }
 

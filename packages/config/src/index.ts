@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { tracingVariables } from './tracing.ts';
+
+export type { TracingConfig } from './tracing.ts';
 
 /**
  * Configuration is read once at start from the environment, validated with zod, and a bad or
@@ -80,6 +83,7 @@ export function baseConfigSchema(mode: AppEnv) {
     // Where the ops port (/healthz, /readyz, /metrics) listens: loopback for `pnpm start`; the
     // container image sets 0.0.0.0 so probes and Prometheus reach it from outside the pod.
     OPS_HOST: z.string().default('127.0.0.1'),
+    ...tracingVariables,
   });
 }
 

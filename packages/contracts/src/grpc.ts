@@ -9,14 +9,26 @@ import {
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import * as grpc from '@grpc/grpc-js';
 import { asServiceError, type ErrorBody, GRPC_STATUS, ServiceError } from '@svc/errors';
-import { currentRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, withRequestId } from '@svc/logging';
+import {
+  currentRequestId,
+  injectTraceContext,
+  inSpan,
+  type Logger,
+  newRequestId,
+  REQUEST_ID_HEADER,
+  SpanKind,
+  tracingEnabled,
+  withRequestId,
+} from '@svc/logging';
+import { endServerSpan, metadataCarrier, rpcSpanStart } from './grpc-trace.ts';
 
 /**
  * The glue between protobuf-es v2 descriptors and @grpc/grpc-js, used by every service.
  * - Paths are `/<package>.<Service>/<Method>`, messages travel as protobuf binary.
  * - A ServiceError crosses the wire as its gRPC status plus `svc-error-bin` metadata and comes back
  *   out of the client as the same ServiceError, so the gateway maps errors in one place.
- * - The caller's request id travels as `x-request-id` metadata; handlers run inside it.
+ * - The caller's request id travels as `x-request-id` metadata; handlers run inside it. With
+ *   tracing on, each call is a client span and a server span, linked by `traceparent` metadata.
  * - Every client call has a deadline.
  * The mapped types make a missing method or a misspelled field a compile error.
  */
@@ -88,30 +100,36 @@ export function addService<S extends GenService<GenServiceMethods>>(
       implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>
     )[method.localName];
     if (!impl) throw new Error(`${service.typeName}.${method.name} has no implementation`);
+    const path = `${service.typeName}/${method.name}`;
+    const spanStart = rpcSpanStart(SpanKind.SERVER, service.typeName, method.name);
     handlers[method.localName] = (
       call: grpc.ServerUnaryCall<unknown, unknown>,
       callback: grpc.sendUnaryData<unknown>,
     ) => {
       const requestId = String(call.metadata.get(REQUEST_ID_HEADER)[0] ?? newRequestId());
-      const path = `${service.typeName}/${method.name}`;
       const started = performance.now();
       const answered = (code: grpc.status) =>
         observe({ method: path, code: grpc.status[code], seconds: (performance.now() - started) / 1000 });
-      withRequestId(requestId, async () => {
-        try {
-          callback(null, await impl.call(implementation, call.request, { metadata: call.metadata }));
-          answered(grpc.status.OK);
-          logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
-        } catch (error) {
-          const grpcError = toGrpcError(error, path, logger);
-          answered(grpcError.code ?? grpc.status.UNKNOWN);
-          logger.debug(
-            { path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) },
-            'gRPC call failed',
-          );
-          callback(grpcError);
-        }
-      });
+      const start = tracingEnabled() ? { ...spanStart, carrier: metadataCarrier(call.metadata) } : spanStart;
+      withRequestId(requestId, () =>
+        inSpan(path, start, async (span) => {
+          try {
+            callback(null, await impl.call(implementation, call.request, { metadata: call.metadata }));
+            answered(grpc.status.OK);
+            endServerSpan(span, grpc.status.OK);
+            logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
+          } catch (error) {
+            const grpcError = toGrpcError(error, path, logger);
+            answered(grpcError.code ?? grpc.status.UNKNOWN);
+            endServerSpan(span, grpcError.code ?? grpc.status.UNKNOWN, error);
+            logger.debug(
+              { path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) },
+              'gRPC call failed',
+            );
+            callback(grpcError);
+          }
+        }),
+      );
     };
   }
   server.addService(definitionOf(service), handlers);
@@ -172,11 +190,14 @@ export function createClient<S extends GenService<GenServiceMethods>>(
       callback: (error: grpc.ServiceError | null, response: unknown) => void,
     ) => void;
     const rpc = (client as unknown as Record<string, UnaryCall>)[method.localName];
-    calls[method.localName] = (request: unknown, callOptions: { deadlineMs?: number } = {}) =>
+    const spanStart = rpcSpanStart(SpanKind.CLIENT, service.typeName, method.name);
+    const path = `${service.typeName}/${method.name}`;
+    const invoke = (request: unknown, callOptions: { deadlineMs?: number }) =>
       new Promise((resolve, reject) => {
         const metadata = new grpc.Metadata();
         metadata.set(REQUEST_ID_HEADER, currentRequestId() ?? newRequestId());
         if (options.credential) metadata.set(CALLER_CREDENTIAL_METADATA, options.credential);
+        if (tracingEnabled()) injectTraceContext(metadataCarrier(metadata));
         const deadline =
           Date.now() + (callOptions.deadlineMs ?? options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS);
         rpc?.call(
@@ -188,6 +209,8 @@ export function createClient<S extends GenService<GenServiceMethods>>(
             error ? reject(fromGrpcError(error, shortName)) : resolve(response),
         );
       });
+    calls[method.localName] = (request: unknown, callOptions: { deadlineMs?: number } = {}) =>
+      inSpan(path, spanStart, () => invoke(request, callOptions));
   }
   return calls as ServiceClient<S>;
 }

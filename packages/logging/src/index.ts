@@ -1,7 +1,26 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { traceIds, tracingEnabled } from './trace.ts';
 
+export {
+  type Carrier,
+  currentTraceparent,
+  disableTracing,
+  enableTracing,
+  failSpan,
+  injectTraceContext,
+  inSpan,
+  recordCarrier,
+  type Span,
+  SpanKind,
+  type SpanStart,
+  SpanStatusCode,
+  startSpan,
+  type TraceContext,
+  tracingEnabled,
+  withTraceContext,
+} from './trace.ts';
 export type { Logger };
 
 /**
@@ -65,7 +84,9 @@ export function createLogger(
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       mixin() {
         const requestId = currentRequestId();
-        return requestId ? { request_id: requestId } : {};
+        const ids = requestId ? { request_id: requestId } : {};
+        // With tracing on, a line also names its trace, so logs and spans lead to each other.
+        return tracingEnabled() ? { ...ids, ...traceIds() } : ids;
       },
     },
     options.destination,

@@ -7,12 +7,14 @@ import {
   type OutboxRelay,
   type RunningConsumer,
 } from '@svc/bus';
+import type { TracingConfig } from '@svc/config';
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
 import { BusMetrics } from './bus-metrics.ts';
 import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
+import { startTracing, type Tracing } from './tracing.ts';
 
 /** What grpc-js's Server offers for stopping. */
 export interface GrpcServer {
@@ -46,7 +48,8 @@ const GRPC_GRACE_MS = 10_000;
  *     stop), workers' drains in registration order, then the relay's pass, since all of those may
  *     write outbox rows;
  *  4. connections close, the last registered first (as they were opened on top of one another);
- *     the ops server goes last, so probes see the service stopping rather than gone.
+ *     then tracing exports its last spans; the ops server goes last, so probes see the service
+ *     stopping rather than gone.
  * A step that fails is logged and the stop goes on: the connections still close.
  */
 export class ServiceRuntime {
@@ -59,6 +62,7 @@ export class ServiceRuntime {
   private readonly connections: Step[] = [];
   private ops: OpsServer | undefined;
   private stopped: Promise<void> | undefined;
+  private tracer: Tracing | undefined;
   /** The service's metrics, served on `/metrics`; its own metrics register here too. */
   readonly registry = new Registry();
   /** Redeliveries, dead letters, consumer lag and outbox backlog, for the consumers started here. */
@@ -70,23 +74,31 @@ export class ServiceRuntime {
   ) {}
 
   /**
-   * Builds a service on a new runtime and answers what `build` returns, plus `stop()`. A build
-   * that fails half-way (a dependency down at start) stops what it had started before the error
-   * goes on, so a failed start leaves no connection or timer behind.
+   * Builds a service on a new runtime and answers what `build` returns, plus `stop()`. Tracing,
+   * when `config` turns it on, starts first, so every part's spans are recorded. A build that
+   * fails half-way (a dependency down at start) stops what it had started before the error goes
+   * on, so a failed start leaves no connection or timer behind.
    */
   static async launch<Parts extends object>(
     service: string,
     logger: Logger,
+    config: TracingConfig | undefined,
     build: (runtime: ServiceRuntime) => Promise<Parts>,
   ): Promise<Parts & { stop(): Promise<void> }> {
     const runtime = new ServiceRuntime(service, logger);
     try {
+      if (config) runtime.tracer = await startTracing(service, config, logger);
       const parts = await build(runtime);
       return { ...parts, stop: () => runtime.stop() };
     } catch (error) {
       await runtime.stop();
       throw error;
     }
+  }
+
+  /** Whether this service records and exports spans (the OpenTelemetry SDK is loaded only then). */
+  get tracing(): boolean {
+    return this.tracer !== undefined;
   }
 
   /** True from the moment `stop()` is called. */
@@ -233,6 +245,8 @@ export class ServiceRuntime {
     const { relay } = this;
     if (relay) await this.attempt({ name: 'outbox relay', run: () => relay.stop() });
     for (const connection of [...this.connections].reverse()) await this.attempt(connection);
+    const { tracer } = this;
+    if (tracer) await this.attempt({ name: 'tracing', run: () => tracer.shutdown() });
     await this.ops?.close();
   }
 

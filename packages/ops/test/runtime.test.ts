@@ -91,7 +91,7 @@ describe('ServiceRuntime.stop', () => {
   // Guarantee: a start that fails half-way (a dependency down) closes what it had opened.
   it('stops what a failed start had opened', async () => {
     const closed: string[] = [];
-    const failing = ServiceRuntime.launch('runtime-test', logger, async (runtime) => {
+    const failing = ServiceRuntime.launch('runtime-test', logger, undefined, async (runtime) => {
       runtime.closeAtEnd('database', () => closed.push('database'));
       throw new Error('NATS is not answering');
     });

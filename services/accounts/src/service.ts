@@ -25,7 +25,7 @@ const HOUR_MS = 3_600_000;
  * and of provider webhooks, and the expiry sweeper. `now` is injectable for tests.
  */
 export function startAccounts(config: AccountsConfig, logger: Logger, options: { now?: () => Date } = {}) {
-  return ServiceRuntime.launch('accounts', logger, async (runtime) => {
+  return ServiceRuntime.launch('accounts', logger, config, async (runtime) => {
     const { ctx, bus } = await openContext(runtime, config, logger, options.now ?? (() => new Date()));
     const server = new grpc.Server();
     const vaultClients = new VaultClients(config.TOKEN_VAULT_CLIENTS);

@@ -1,5 +1,12 @@
 import type { Bus } from '@svc/bus';
-import { enterRequestId, type Logger, newRequestId, REQUEST_ID_HEADER, saneRequestId } from '@svc/logging';
+import {
+  enterRequestId,
+  type Logger,
+  newRequestId,
+  REQUEST_ID_HEADER,
+  saneRequestId,
+  tracingEnabled,
+} from '@svc/logging';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -23,6 +30,7 @@ import type { Idempotency } from './http/idempotency.ts';
 import type { HttpMetrics } from './http/metrics.ts';
 import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
+import { traceRequests } from './http/request-spans.ts';
 import { type AnyRoute, registerRoute } from './http/route.ts';
 import { MCP_PATHS, mcpRoutes } from './mcp/server.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
@@ -100,6 +108,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     ...earlyErrorOptions,
   });
   installErrorHandling(app);
+  if (tracingEnabled()) traceRequests(app);
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
   app.removeContentTypeParser('text/plain');
 

@@ -13,7 +13,7 @@ import { RequestLogBuffer } from './http/request-log.ts';
 
 /** Starts the gateway: Redis (fail closed, never queue commands while disconnected), gRPC clients, HTTP. */
 export function startGateway(config: GatewayConfig, logger: Logger) {
-  return ServiceRuntime.launch('gateway', logger, async (runtime) => {
+  return ServiceRuntime.launch('gateway', logger, config, async (runtime) => {
     const redis = await connectRedis(runtime, config, logger);
     const clients = connectClients({
       identity: config.IDENTITY_GRPC_URL,

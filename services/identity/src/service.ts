@@ -15,7 +15,7 @@ const HOUR_MS = 3_600_000;
 
 /** Starts the identity service: gRPC server, outbox relay and its periodic jobs. */
 export function startIdentity(config: IdentityConfig, logger: Logger) {
-  return ServiceRuntime.launch('identity', logger, async (runtime) => {
+  return ServiceRuntime.launch('identity', logger, config, async (runtime) => {
     const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
     runtime.useDatabase(pool, prisma);
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 2_000 });

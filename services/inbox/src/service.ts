@@ -40,7 +40,7 @@ const GONE = new Set(['account_disconnected', 'not_found']);
  * the gRPC API (reads, sends, private replies). `now` is injectable for tests (messaging windows).
  */
 export function startInbox(config: InboxConfig, logger: Logger, options: { now?: () => Date } = {}) {
-  return ServiceRuntime.launch('inbox', logger, async (runtime) => {
+  return ServiceRuntime.launch('inbox', logger, config, async (runtime) => {
     const now = options.now ?? (() => new Date());
     const parts = await openParts(runtime, config, logger, now);
     await consumeStreams(runtime, config, parts);

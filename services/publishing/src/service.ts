@@ -43,7 +43,7 @@ export function startPublishing(
   logger: Logger,
   options: { now?: () => Date } = {},
 ) {
-  return ServiceRuntime.launch('publishing', logger, async (runtime) => {
+  return ServiceRuntime.launch('publishing', logger, config, async (runtime) => {
     const now = options.now ?? (() => new Date());
     const parts = await openCollaborators(runtime, config, logger, now);
     const port = config.PUBLISHING_ROLE === 'worker' ? 0 : await serveApi(runtime, config, parts);

@@ -2,6 +2,8 @@ import {
   type Bus,
   CONSUMERS,
   type ConsumerObserver,
+  carriedBy,
+  consumerSpan,
   decodePayload,
   deliveredTooOften,
   type FailurePolicy,
@@ -12,7 +14,7 @@ import {
   replayedForAnother,
 } from '@svc/bus';
 import { GroupCommit } from '@svc/db';
-import type { Logger } from '@svc/logging';
+import { failSpan, type Logger, type Span, startSpan, tracingEnabled } from '@svc/logging';
 import type pg from 'pg';
 import type { Clock } from './clock.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
@@ -36,6 +38,8 @@ interface ConsumerDeps {
 interface Received {
   message: JsMsg;
   event: IncomingEvent;
+  /** With tracing on: the message's consumer span, ended once its batch is stored or failed. */
+  span?: Span;
 }
 
 /**
@@ -55,6 +59,7 @@ export async function consumeEvents(deps: ConsumerDeps): Promise<RunningConsumer
   const settings = { ...consumer.subject.settings, ackWaitMs: deps.ackWaitMs };
   const messages = await pullMessages(bus, consumer, settings, MAX_BATCH * 2);
   const policy = { durable: consumer.durable, settings, observer: deps.observer, logger };
+  const traced = consumerSpan(consumer);
   const store = new GroupCommit((batch: Received[]) => storeBatch(deps, policy, batch), {
     maxBatch: MAX_BATCH,
   });
@@ -66,7 +71,10 @@ export async function consumeEvents(deps: ConsumerDeps): Promise<RunningConsumer
       const raw = message.string();
       const envelope = decodePayload(consumer.subject, message, logger, raw);
       if (!envelope) continue;
-      const stored = store.add({ message, event: { raw, columns: columnsOf(envelope) } });
+      const span = tracingEnabled()
+        ? startSpan(`store ${envelope.type}`, carriedBy(traced.start, message))?.span
+        : undefined;
+      const stored = store.add({ message, event: { raw, columns: columnsOf(envelope) }, span });
       if (store.backlog >= MAX_BATCH) await stored; // hold back while a full batch waits
     }
     await store.idle();
@@ -91,11 +99,19 @@ async function storeBatch(deps: ConsumerDeps, policy: FailurePolicy, batch: Rece
       batch.map((b) => b.event),
       deps.clock.now(),
     );
-    for (const { message } of batch) message.ack();
+    for (const { message, span } of batch) {
+      message.ack();
+      span?.end();
+    }
     deps.metrics.events(stored, batch.length - stored);
     if (scheduled > 0) deps.worker.kick();
   } catch (error) {
     deps.logger.error({ err: error, events: batch.length }, 'storing a batch of events failed');
+    for (const { span } of batch) {
+      if (!span) continue;
+      failSpan(span, error);
+      span.end();
+    }
     await Promise.all(batch.map(({ message }) => failed(deps.bus, policy, message, error)));
   }
 }

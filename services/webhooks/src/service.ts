@@ -34,7 +34,7 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
       'DEVELOPMENT MODE: webhook deliveries may reach loopback and private addresses, and http:// is accepted for loopback URLs (WEBHOOK_ALLOW_PRIVATE_NETWORKS). Never run production like this.',
     );
   }
-  return ServiceRuntime.launch('webhooks', logger, async (runtime) => {
+  return ServiceRuntime.launch('webhooks', logger, config, async (runtime) => {
     const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
     runtime.useDatabase(pool, prisma);
     const bus = runtime.useBus(

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Bus, type MetaWebhook, SUBJECTS } from '@svc/bus';
+import { type Bus, currentHeaders, type MetaWebhook, SUBJECTS } from '@svc/bus';
 import { errors, ServiceError } from '@svc/errors';
 import { answerVerificationChallenge, verifyWebhookSignature } from '@svc/graph-client';
 import type { FastifyInstance } from 'fastify';
@@ -59,7 +59,11 @@ export function metaWebhookRoutes(deps: MetaWebhookDeps) {
         await deps.bus.js.publish(
           deps.bus.subjects.subject(SUBJECTS.metaWebhook.name),
           JSON.stringify(payload),
-          { msgID: createHash('sha256').update(raw).digest('hex'), ...PUBLISH_ATTEMPTS },
+          {
+            msgID: createHash('sha256').update(raw).digest('hex'),
+            headers: currentHeaders(),
+            ...PUBLISH_ATTEMPTS,
+          },
         );
       } catch (error) {
         // Not accepted: Meta retries on a non-2xx, so nothing is lost.
