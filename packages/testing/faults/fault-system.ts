@@ -78,6 +78,9 @@ async function startReplicated(options: FaultSystemOptions, postgres: PrivatePos
       ...options.env,
     },
     ...(options.serviceEnv ? { serviceEnv: options.serviceEnv } : {}),
+    // Meta sends a webhook the gateway did not take (a 503 while NATS elects a leader) again
+    // later; so does the sandbox here (0.5, 2, 8 s), as every fault must be survived with it.
+    sandbox: { env: { SANDBOX_WEBHOOK_RETRIES: '3', SANDBOX_WEBHOOK_RETRY_BASE_MS: '500' } },
   });
   try {
     for (const name of ['accounts', 'webhooks', 'inbox', 'gateway'] as const)
