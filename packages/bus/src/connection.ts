@@ -20,6 +20,7 @@ export interface Bus {
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1e9; // Nats-Msg-Id de-duplication window: 10 minutes
 
 export async function connectBus(options: {
+  /** One server, or several comma-separated (a cluster's nodes): the client fails over between them. */
   url: string;
   prefix: string;
   name: string;
@@ -28,7 +29,7 @@ export async function connectBus(options: {
   replicas?: number;
 }): Promise<Bus> {
   const nc = await connect({
-    servers: options.url,
+    servers: serverList(options.url),
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -76,4 +77,12 @@ async function ensureStream(
   } catch {
     await jsm.streams.add(config);
   }
+}
+
+/** `nats://a:4222,nats://b:4222` → each server; the client tries them in turn and reconnects to another. */
+function serverList(url: string): string[] {
+  return url
+    .split(',')
+    .map((server) => server.trim())
+    .filter(Boolean);
 }

@@ -27,6 +27,14 @@ export interface RunningConsumer {
   readonly finished: Promise<void>;
 }
 
+/**
+ * How long one pull request waits on the server. The client re-pulls when two of the server's
+ * heartbeats (every half of this) are missed: when the node leading the consumer is lost, its pull
+ * requests are lost with it, and the consumer stalls until then (30 s with the client's default,
+ * 5 s here). An idle consumer costs one pull request per 5 s.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
 /** Creates (or updates) the durable consumer and starts pulling up to `maxMessages` ahead. */
 export async function pullMessages<P>(
   bus: Bus,
@@ -47,7 +55,10 @@ export async function pullMessages<P>(
     ...filterFor(bus, consumer.subject),
   };
   await ensureDurableConsumer(bus, stream, durable, config);
-  return (await bus.js.consumers.get(stream, durable)).consume({ max_messages: maxMessages });
+  return (await bus.js.consumers.get(stream, durable)).consume({
+    max_messages: maxMessages,
+    expires: PULL_EXPIRES_MS,
+  });
 }
 
 /**

@@ -71,6 +71,8 @@ export function baseConfigSchema(mode: AppEnv) {
     APP_ENV: z.enum(['development', 'production']).default(mode),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     DATABASE_URL: z.url().default('postgresql://postgres@127.0.0.1:5432/social'),
+    // One NATS server, or a cluster's nodes comma-separated (nats://a:4222,nats://b:4222): clients
+    // fail over to another node when theirs is lost.
     NATS_URL: z.string().default('nats://127.0.0.1:4222'),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
     // Prefix of every JetStream stream and consumer name, so tests and a dev instance never collide.

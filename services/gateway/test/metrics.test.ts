@@ -1,5 +1,5 @@
 import { newId } from '@svc/ids';
-import { api } from '@svc/testing';
+import { api, connectThroughLink, createUser, eventually, newLink, Receiver } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -55,5 +55,47 @@ describe('metrics', () => {
     expect(publishing).toMatch(
       /grpc_server_handling_seconds_count\{[^}]*method="svc\.publishing\.v1\.PublishingService\/GetPost"/,
     );
+  });
+
+  // Guarantee: publishing counts each target's outcome by network, and webhooks each delivery
+  // attempt by outcome, so a network that starts refusing posts or a partner endpoint that
+  // stops answering shows on /metrics, not only in the posts' and events' states.
+  it('counts publish outcomes by network and delivery attempts by outcome', async () => {
+    const receiver = await Receiver.start();
+    try {
+      const { key } = await stack.createPartner();
+      const call = api(stack.gateway.url, key);
+      expect((await call('PUT', '/v1/webhook', { url: receiver.url })).status).toBe(200);
+      const user = await createUser(stack, [{ name: 'Metrics Bakery' }]);
+      const link = await newLink(call);
+      await connectThroughLink(stack, link.url, 'page_network', {
+        userId: user.user.id,
+        decision: 'approve',
+      });
+      const accounts = (await call('GET', `/v1/workspaces/${link.workspaceId}/accounts`)).body.data;
+      const post = await call('POST', '/v1/posts', {
+        workspace: link.workspaceId,
+        caption: 'counted',
+        targets: [accounts[0].id],
+      });
+      expect(post.status).toBe(201);
+      await eventually(async () =>
+        (await call('GET', `/v1/posts/${post.body.id}`)).body.status === 'published' ? true : undefined,
+      );
+
+      const publishing = await scrape(stack.publishing.opsPort);
+      expect(publishing).toMatch(
+        /publishing_publish_outcomes_total\{[^}]*network="page_network",outcome="published"[^}]*\} 1/,
+      );
+      // post.published (among others) reaches the receiver: at least one attempt delivered.
+      await eventually(() => (receiver.requests.length > 0 ? true : undefined));
+      const webhooks = await eventually(async () => {
+        const text = await scrape(stack.webhooks.opsPort);
+        return /webhooks_delivery_attempts_total\{[^}]*outcome="delivered"/.test(text) ? text : undefined;
+      });
+      expect(webhooks).not.toMatch(/webhooks_delivery_attempts_total\{[^}]*state=/);
+    } finally {
+      await receiver.close();
+    }
   });
 });

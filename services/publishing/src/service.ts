@@ -24,6 +24,7 @@ import { PostStore } from './posts/post-store.ts';
 import { Posts } from './posts/posts.ts';
 import { SettlementWatch } from './posts/settlement-watch.ts';
 import { PublishJobs } from './publish/publish-job.ts';
+import { PublishMetrics } from './publish/publish-metrics.ts';
 import { runPublishWorker } from './publish/publish-worker.ts';
 import { Settlement } from './publish/settlement.ts';
 
@@ -115,7 +116,7 @@ async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts
 async function runWorkers(runtime: ServiceRuntime, parts: Collaborators, concurrency: number): Promise<void> {
   const { bus, store, workspaces, logger, now } = parts;
   const settlement = new Settlement(store, workspaces, logger, now);
-  const jobs = new PublishJobs({ ...parts, settlement });
+  const jobs = new PublishJobs({ ...parts, settlement, metrics: new PublishMetrics(runtime.registry) });
   await runPublishWorker(runtime, { bus, jobs, store, now, concurrency });
   await purgeDeletedWorkspaces(runtime, bus, parts);
 }

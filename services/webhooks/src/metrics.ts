@@ -15,8 +15,8 @@ export class DeliveryMetrics {
     });
     this.attempts = new Counter({
       name: 'webhooks_delivery_attempts_total',
-      help: 'Delivery attempts, by the state the event is left in',
-      labelNames: ['state'],
+      help: 'Delivery attempts by outcome: delivered, retrying (failed, another attempt is scheduled) or undelivered (failed, the last one)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.latency = new Histogram({
@@ -33,7 +33,7 @@ export class DeliveryMetrics {
   }
 
   attempt(record: { state: string; latencyMs: number }): void {
-    this.attempts.inc({ state: record.state });
+    this.attempts.inc({ outcome: record.state === 'pending' ? 'retrying' : record.state });
     this.latency.observe(record.latencyMs / 1000);
   }
 }

@@ -22,11 +22,35 @@ export interface MetaWebhookDeps {
 /**
  * Meta waits about 5 s for our answer (facts §5.3). A publish made while the NATS connection is
  * down or going down (a server restart) is dropped by the client, never sent: core NATS is at most
- * once, and only JetStream's ack says a message is kept. One 5 s wait would spend Meta's whole
- * budget on such a lost request, so the gateway tries in short attempts instead, sent again (same
- * message id, so JetStream keeps one copy) once the client has reconnected, all within Meta's 5 s.
+ * once, and only JetStream's ack says a message is kept. And while a cluster elects a new leader
+ * for the stream (a node lost), nobody answers for a second or more. One 5 s wait would spend
+ * Meta's whole budget on such a lost request, so the gateway tries in short attempts instead, sent
+ * again (same message id, so JetStream keeps one copy) until 4 s have passed; after that it
+ * answers 503 in time, and Meta sends the event again later.
  */
-const PUBLISH_ATTEMPTS = { timeout: 1_200, retries: 3 };
+const PUBLISH_BUDGET_MS = 4_000;
+const ATTEMPT_TIMEOUT_MS = 1_200;
+const RETRY_PAUSE_MS = 250;
+
+async function publishWithinBudget(bus: Bus, payload: string, msgID: string): Promise<void> {
+  const deadline = Date.now() + PUBLISH_BUDGET_MS;
+  for (;;) {
+    const timeout = Math.max(100, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now()));
+    try {
+      // The request id and trace context travel with it, as through an outbox.
+      const headers = currentHeaders();
+      await bus.js.publish(bus.subjects.subject(SUBJECTS.metaWebhook.name), payload, {
+        msgID,
+        timeout,
+        headers,
+      });
+      return;
+    } catch (error) {
+      if (Date.now() + RETRY_PAUSE_MS >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+    }
+  }
+}
 
 export function metaWebhookRoutes(deps: MetaWebhookDeps) {
   return async (scope: FastifyInstance) => {
@@ -56,15 +80,8 @@ export function metaWebhookRoutes(deps: MetaWebhookDeps) {
       const payload: MetaWebhook = { received_at: new Date().toISOString(), body: raw.toString('utf8') };
       try {
         // The message id de-duplicates Meta's identical retries within JetStream's window.
-        await deps.bus.js.publish(
-          deps.bus.subjects.subject(SUBJECTS.metaWebhook.name),
-          JSON.stringify(payload),
-          {
-            msgID: createHash('sha256').update(raw).digest('hex'),
-            headers: currentHeaders(),
-            ...PUBLISH_ATTEMPTS,
-          },
-        );
+        const msgID = createHash('sha256').update(raw).digest('hex');
+        await publishWithinBudget(deps.bus, JSON.stringify(payload), msgID);
       } catch (error) {
         // Not accepted: Meta retries on a non-2xx, so nothing is lost.
         throw new ServiceError('service_unavailable', 'the event bus is not answering; retry', {

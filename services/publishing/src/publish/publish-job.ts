@@ -1,11 +1,12 @@
 import type { PublishJob } from '@svc/bus';
 import { GraphApiError } from '@svc/graph-client';
 import type { AccountsDirectory, AccountToken } from '../accounts-directory.ts';
-import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
+import type { ClaimedTarget, Published, TargetOutcome } from '../posts/post-rows.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
 import { InstagramPublisher, PublishRefused } from './instagram.ts';
 import type { NetworkPublisher, NetworkTools } from './network-publisher.ts';
 import { PagePublisher } from './page.ts';
+import type { PublishMetrics } from './publish-metrics.ts';
 import type { Settlement } from './settlement.ts';
 
 /**
@@ -20,7 +21,11 @@ export class PublishJobs {
   private readonly networks: Record<string, NetworkPublisher>;
 
   constructor(
-    private readonly tools: NetworkTools & { accounts: AccountsDirectory; settlement: Settlement },
+    private readonly tools: NetworkTools & {
+      accounts: AccountsDirectory;
+      settlement: Settlement;
+      metrics: PublishMetrics;
+    },
   ) {
     this.networks = { photo_network: new InstagramPublisher(tools), page_network: new PagePublisher(tools) };
   }
@@ -36,17 +41,28 @@ export class PublishJobs {
     // Settled already (a redelivered job), or superseded. Its settlement may have counted the post
     // down to 0 and then died before settling the post: that is finished here.
     if (!target) return settlement.settlePost(job.post_id);
-    const fail = (error: string) => settlement.settleTarget(target, { status: 'failed', error });
+    try {
+      await this.carryOut(target, account);
+    } catch (error) {
+      this.tools.metrics.outcome(target.network, 'retried');
+      throw error;
+    }
+  }
+
+  /** Publishes the claimed target and settles it; what throws is left for redelivery. */
+  private async carryOut(target: ClaimedTarget, account: AccountToken | { error: string }): Promise<void> {
+    const { accounts, settlement, metrics } = this.tools;
+    const settle = async (outcome: TargetOutcome) => {
+      // Counted once per target: a second settlement of a settled target records nothing.
+      if (await settlement.settleTarget(target, outcome)) metrics.outcome(target.network, outcome.status);
+    };
+    const fail = (error: string) => settle({ status: 'failed', error });
     if ('error' in account) return fail(account.error);
     const refusal = dailyLimitRefusal(target);
     if (refusal) return fail(refusal);
     try {
       const published = await this.publish(target, account);
-      await settlement.settleTarget(target, {
-        status: 'published',
-        ...published,
-        publishedAt: this.tools.now(),
-      });
+      await settle({ status: 'published', ...published, publishedAt: this.tools.now() });
     } catch (error) {
       if (error instanceof PublishRefused) return fail(error.message);
       if (!(error instanceof GraphApiError)) throw error;

@@ -38,10 +38,12 @@ export class Settlement {
     private readonly now: () => Date,
   ) {}
 
-  async settleTarget(target: TargetRef, outcome: TargetOutcome): Promise<void> {
+  /** Records the target's outcome; false if it was settled already (nothing recorded). */
+  async settleTarget(target: TargetRef, outcome: TargetOutcome): Promise<boolean> {
     const unsettled = await this.store.recordOutcome(target, outcome);
     // At most 0 (never below, unless a count went wrong): settling the post checks its targets anyway.
     if (unsettled !== undefined && unsettled <= 0) await this.settlePost(target.postId);
+    return unsettled !== undefined;
   }
 
   /**
