@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One runner for the whole monorepo: every package and service keeps its tests in `test/`
@@ -9,5 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Most files wait on their services (child processes, Postgres, NATS) rather than compute:
+    // two at once on a 2-core machine ran the suite in 5 minutes instead of 11, with every test
+    // passing (vitest's default would be one worker there).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
