@@ -29,7 +29,7 @@ export async function ensureDatabase(url = databaseUrl()): Promise<void> {
 export async function migrateAll(url = databaseUrl(), quiet = false): Promise<void> {
   await ensureDatabase(url);
   for (const service of servicesWithMigrations()) {
-    await deployMigrations(path.join(root, 'services', service), url, true);
+    await deployMigrations(path.join(root, 'services', service), url);
     if (!quiet) console.log(`✓ migrations applied: ${service}`);
   }
 }

@@ -36,15 +36,15 @@ const DEPLOYED = /All migrations have been successfully applied|No pending migra
 /**
  * `prisma migrate deploy` for one service. The WASM engine leaves a ten-second timer behind once
  * it is done, which kept the CLI alive (and a minute went by for all the services): the CLI is
- * ended as soon as it has reported success, and its exit code counts otherwise.
+ * ended as soon as it has reported success, and its exit code counts otherwise. Its output is
+ * shown only when it fails.
  */
-export function deployMigrations(serviceDir: string, databaseUrl: string, quiet = false): Promise<void> {
+export function deployMigrations(serviceDir: string, databaseUrl: string): Promise<void> {
   const child = startPrismaCli(serviceDir, ['migrate', 'deploy'], databaseUrl);
   let deployed = false;
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
-    if (!quiet) process.stdout.write(chunk);
     if (!deployed && DEPLOYED.test(output)) {
       deployed = true;
       child.kill();
