@@ -425,9 +425,9 @@ describe('statelessness and revisions', () => {
   });
 });
 
-/** One raw JSON-RPC request over Streamable HTTP, its answer read from JSON or from the SSE frame. */
-async function rpc(method: string, params: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${stack.gateway.url}/mcp`, {
+/** A raw body POSTed to /mcp as an MCP client would, with the partner key and the workspace. */
+function postMcp(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${stack.gateway.url}/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${partnerKey}`,
@@ -436,11 +436,92 @@ async function rpc(method: string, params: unknown, headers: Record<string, stri
       accept: 'application/json, text/event-stream',
       ...headers,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body: JSON.stringify(body),
   });
+}
+
+/** One raw JSON-RPC request over Streamable HTTP, its answer read from JSON or from the SSE frame. */
+async function rpc(method: string, params: unknown, headers: Record<string, string> = {}) {
+  const response = await postMcp({ jsonrpc: '2.0', id: 1, method, params }, headers);
   const text = await response.text();
   const json = text.trimStart().startsWith('{')
     ? text
     : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
   return JSON.parse(json);
 }
+
+describe('the 2025 exchange over HTTP', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    postMcp(body, { 'mcp-protocol-version': '2025-11-25', ...headers });
+  const call = (id: number, name: string, args: unknown) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  const refusalOf = async (response: Response) => ({
+    status: response.status,
+    code: ((await response.json()) as { error: { code: number } }).error.code,
+  });
+
+  // Guarantee: the Streamable HTTP rules of the 2025 revisions hold on the stateless JSON path
+  // (as the SDK's transport answers them): both media types accepted, a known protocol version,
+  // a batch of at most 100, one initialize alone, POST only; each refusal a JSON-RPC error.
+  it('refuses what the 2025 transport refuses', async () => {
+    const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
+    expect(await refusalOf(await post(ping, { accept: 'application/json' }))).toEqual({
+      status: 406,
+      code: -32000,
+    });
+    expect(await refusalOf(await post(ping, { 'mcp-protocol-version': '2024-01-01' }))).toEqual({
+      status: 400,
+      code: -32000,
+    });
+    const many = Array.from({ length: 101 }, (_, i) => ({ ...ping, id: i }));
+    expect(await refusalOf(await post(many))).toEqual({ status: 400, code: -32600 });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    expect(await refusalOf(await post([initialize, ping]))).toEqual({ status: 400, code: -32600 });
+    const get = await fetch(`${stack.gateway.url}/mcp`, {
+      headers: { authorization: `Bearer ${partnerKey}`, 'x-service-workspace': w.id },
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  // Guarantee: a notification alone is accepted with 202 and no body; a batch is answered with
+  // every response in the order of its requests, each tool answering as alone; a repeated id is
+  // answered once and a request the batch cancels is not waited for (neither holds the answer).
+  it('accepts notifications and answers a batch in order', async () => {
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notified.status).toBe(202);
+    expect(await notified.text()).toBe('');
+    const listed = await rest('GET', `/v1/workspaces/${w.id}/accounts`);
+    const batch = await post([call(7, 'list_accounts', {}), call(8, 'get_account', { account_id: w.page })]);
+    expect(batch.status).toBe(200);
+    const answers = (await batch.json()) as { id: number; result: { structuredContent: unknown } }[];
+    expect(answers.map((a) => a.id)).toEqual([7, 8]);
+    expect(answers[0]?.result.structuredContent).toEqual(listed.body);
+    expect(answers[1]?.result.structuredContent).toEqual((await rest('GET', `/v1/accounts/${w.page}`)).body);
+    const ping = { jsonrpc: '2.0', id: 3, method: 'ping' };
+    expect(await (await post([ping, ping])).json()).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3 } };
+    expect((await post([ping, cancel])).status).toBe(202);
+  });
+
+  // Guarantee: a server built for one tool answers an unknown tool exactly as a full server
+  // does (the SDK's answer for a tool it does not have), not "method not found".
+  it('answers an unknown tool as a full server does', async () => {
+    const response = await post(call(9, 'no_such_tool', {}));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      error: { code: -32602, message: 'Tool no_such_tool not found' },
+    });
+  });
+});

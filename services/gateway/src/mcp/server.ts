@@ -2,10 +2,9 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
-  isLegacyRequest,
   McpServer,
-  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { errors } from '@svc/errors';
 import type { Logger } from '@svc/logging';
@@ -13,6 +12,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Limiter } from '../auth/limiter.ts';
 import type { ServiceClients } from '../clients.ts';
 import { type McpCaller, mcpAuthentication } from './auth.ts';
+import { exchangeRefusal, type JsonAnswer, JsonExchange } from './json-exchange.ts';
 import { registerResources } from './resources.ts';
 import type { AnyTool } from './tool.ts';
 import { registerTools } from './tool.ts';
@@ -47,36 +47,55 @@ function mcpTools(clients: ServiceClients): AnyTool[] {
   ];
 }
 
-/** The MCP server for one request: its tools and resources bound to the request's caller. */
-function serverFor(deps: McpDeps, tools: AnyTool[], caller: McpCaller): McpServer {
+/**
+ * What one request's server holds: a single `tools/call` of a known tool needs that tool alone
+ * (building all of them, and the resources, for every call was a good part of a call's cost);
+ * anything else (listing, reading resources, a batch, an unknown tool) gets everything, so its
+ * answer is the same as a full server's.
+ */
+interface Needs {
+  tools: AnyTool[];
+  resources: boolean;
+}
+
+function needsOf(body: unknown, tools: AnyTool[], byName: Map<string, AnyTool>): Needs {
+  const message = body as { method?: unknown; params?: { name?: unknown } } | null;
+  if (message?.method === 'tools/call' && typeof message.params?.name === 'string') {
+    const tool = byName.get(message.params.name);
+    if (tool) return { tools: [tool], resources: false };
+  }
+  return { tools, resources: true };
+}
+
+/** The MCP server for one request: what it needs, bound to the request's caller. */
+function serverFor(deps: McpDeps, needs: Needs, caller: McpCaller): McpServer {
   const server = new McpServer(
     { name: 'social-publishing', version: '1.0.0' },
     { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
   );
-  registerTools(server, tools, caller, deps.logger);
-  registerResources(server, deps.clients, caller);
+  registerTools(server, needs.tools, caller, deps.logger);
+  if (needs.resources) registerResources(server, deps.clients, caller);
   return server;
 }
 
 /**
  * The endpoint, stateless: a new server and transport per HTTP request, no session id, so any
  * gateway replica answers any request. The 2026-07-28 revision is the SDK's `createMcpHandler`
- * (per-request by design); the 2025 revisions are the SDK's stateless Streamable HTTP transport
- * (`sessionIdGenerator: undefined`) answering plain JSON, as the handler's own fallback does but
- * without opening an SSE stream for a single answer. Authentication runs first, in this scope's
- * onRequest hook.
+ * (per-request by design); the 2025 revisions are a `JsonExchange` per request, answering plain
+ * JSON as the handler's own stateless fallback would, without opening an SSE stream for a single
+ * answer. Authentication runs first, in this scope's onRequest hook.
  */
 export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
   const tools = mcpTools(deps.clients);
-  const factory = (authInfo: AuthInfo | undefined) => serverFor(deps, tools, callerOf(authInfo));
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const factory = (authInfo: AuthInfo | undefined) => {
+    const { caller, needs } = exchangeOf(authInfo);
+    return serverFor(deps, needs, caller);
+  };
   const modern = createMcpHandler(({ authInfo }) => factory(authInfo), {
     legacy: 'reject',
     onerror: (error) => deps.logger.debug({ err: error }, 'mcp request refused'),
   });
-  const answer = async (request: Request, body: unknown, authInfo: AuthInfo): Promise<Response> => {
-    if (!(await isLegacyRequest(request, body))) return modern.fetch(request, { parsedBody: body, authInfo });
-    return legacy(() => factory(authInfo), request, body, authInfo);
-  };
   return async (scope) => {
     scope.addHook('onRequest', mcpAuthentication({ limiter: deps.limiter, identity: deps.clients.identity }));
     scope.addHook('onClose', () => modern.close());
@@ -87,47 +106,79 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
         handler: async (request, reply) => {
           const caller = request.mcpCaller;
           if (!caller) throw errors.unauthorized();
-          return send(reply, await answer(webRequest(request, reply), request.body, authInfoOf(caller)));
+          const authInfo = authInfoOf(caller, needsOf(request.body, tools, byName));
+          if (isLegacy(request))
+            return sendJson(reply, await legacy(() => factory(authInfo), request, authInfo));
+          const web = webRequest(request, reply);
+          return send(reply, await modern.fetch(web, { parsedBody: request.body, authInfo }));
         },
       });
     }
   };
 }
 
-/** One 2025-era exchange: GET and DELETE (session operations) have no meaning without sessions. */
+/**
+ * Whether a request is of the 2025 era, decided as the SDK's `isLegacyRequest` decides it (the
+ * SDK's own classifier), from the Fastify request: no web `Request` needed for it.
+ */
+function isLegacy(request: FastifyRequest): boolean {
+  if (request.body === undefined) return true;
+  const outcome = classifyInboundRequest({
+    httpMethod: request.method,
+    protocolVersionHeader: header(request, 'mcp-protocol-version'),
+    mcpMethodHeader: header(request, 'mcp-method'),
+    mcpNameHeader: header(request, 'mcp-name'),
+    body: request.body,
+  });
+  return outcome.kind === 'legacy';
+}
+
+/** A header as web `Headers.get` reads it: repeated values joined by ", ". */
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * One 2025-era exchange on a server of its own. GET and DELETE (session operations) have no
+ * meaning without sessions. An answered exchange leaves nothing to close: its answer comes once
+ * every request in it has its response, and a stateless server holds no timer or stream (closing
+ * it would only build the SDK's "connection closed" error, stack and all, for no one).
+ */
 async function legacy(
   newServer: () => McpServer,
-  request: Request,
-  body: unknown,
+  request: FastifyRequest,
   authInfo: AuthInfo,
-): Promise<Response> {
-  if (request.method !== 'POST') {
-    const refusal = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
-    return Response.json(refusal, { status: 405, headers: { allow: 'POST' } });
-  }
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
+): Promise<JsonAnswer> {
+  if (request.method !== 'POST')
+    return { ...exchangeRefusal(405, -32000, 'Method not allowed.'), headers: { allow: 'POST' } };
+  const exchange = new JsonExchange();
   const server = newServer();
-  await server.connect(transport);
+  await server.connect(exchange);
   try {
-    return await transport.handleRequest(request, { parsedBody: body, authInfo });
-  } finally {
-    await transport.close();
+    const headers = {
+      accept: header(request, 'accept'),
+      protocolVersion: header(request, 'mcp-protocol-version'),
+    };
+    return await exchange.exchange(headers, request.body, authInfo);
+  } catch (error) {
     await server.close();
+    throw error;
   }
 }
 
-/** The caller travels to the per-request server factory inside the SDK's AuthInfo (never the key). */
-function authInfoOf(caller: McpCaller): AuthInfo {
-  return { token: caller.key.keyId, clientId: caller.key.keyId, scopes: [], extra: { caller } };
+/**
+ * The caller and what the request needs travel to the per-request server factory inside the SDK's
+ * AuthInfo (never the key).
+ */
+function authInfoOf(caller: McpCaller, needs: Needs): AuthInfo {
+  return { token: caller.key.keyId, clientId: caller.key.keyId, scopes: [], extra: { caller, needs } };
 }
 
-function callerOf(authInfo: AuthInfo | undefined): McpCaller {
-  const caller = authInfo?.extra?.caller as McpCaller | undefined;
-  if (!caller) throw errors.unauthorized();
-  return caller;
+function exchangeOf(authInfo: AuthInfo | undefined): { caller: McpCaller; needs: Needs } {
+  const extra = authInfo?.extra as { caller?: McpCaller; needs?: Needs } | undefined;
+  if (!extra?.caller || !extra.needs) throw errors.unauthorized();
+  return { caller: extra.caller, needs: extra.needs };
 }
 
 /** The Fastify request as a web Request (the body is already parsed and handed over separately). */
@@ -148,6 +199,12 @@ function webRequest(request: FastifyRequest, reply: FastifyReply): Request {
     headers,
     signal: aborted.signal,
   });
+}
+
+function sendJson(reply: FastifyReply, answer: JsonAnswer): FastifyReply {
+  reply.code(answer.status).headers(answer.headers ?? {});
+  if (answer.json === undefined) return reply.send();
+  return reply.type('application/json').send(JSON.stringify(answer.json));
 }
 
 async function send(reply: FastifyReply, response: Response): Promise<FastifyReply> {

@@ -2,6 +2,7 @@ import type { CallToolResult, McpServer, StandardSchemaWithJSON } from '@modelco
 import type { Logger } from '@svc/logging';
 import { z } from 'zod';
 import { toServiceError } from '../http/errors.ts';
+import { JsonText } from '../http/json-text.ts';
 import { parseInput } from '../http/validation.ts';
 import type { McpCaller } from './auth.ts';
 
@@ -93,11 +94,14 @@ function argumentsSchema(tool: AnyTool): z.ZodType {
 
 /**
  * What a tool answers: the JSON as text (for clients that read only text) and as structured
- * content. A refusal is `isError` with the error envelope as JSON text only: clients check
+ * content. A record the owning service built as JSON text (`JsonText`, as REST answers it) is
+ * that text as it is, parsed once for the structured content. A refusal is `isError` with the error envelope as JSON text only: clients check
  * structured content against the tool's output schema (the MCP Inspector does, errors included),
  * which an envelope does not match.
  */
 function answer(value: unknown): CallToolResult {
+  if (value instanceof JsonText)
+    return { content: [{ type: 'text', text: value.text }], structuredContent: JSON.parse(value.text) };
   const structured = (value ?? {}) as Record<string, unknown>;
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }

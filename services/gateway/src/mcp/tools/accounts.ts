@@ -1,5 +1,6 @@
 import { accountView, publishingLimitView } from '@svc/contracts/public';
 import type { ServiceClients } from '../../clients.ts';
+import { jsonText, pagedJsonText } from '../../http/json-text.ts';
 import { paged } from '../../http/schemas.ts';
 import {
   accountCalls,
@@ -10,7 +11,6 @@ import {
 } from '../../routes/accounts.ts';
 import { postCalls } from '../../routes/posts.ts';
 import { type AnyTool, defineTool, noArgs } from '../tool.ts';
-import { json, page } from './results.ts';
 
 const account = { arg: 'account_id', params: accountParams };
 
@@ -29,7 +29,7 @@ export function accountTools(clients: ServiceClients): AnyTool[] {
       readOnly: true,
       async run({ caller, args }) {
         const { accountsJson, total } = await accounts.list(caller.scoped, caller.workspaceId, args);
-        return page(accountsJson, args, total);
+        return pagedJsonText(accountsJson, args.page, args.limit, total);
       },
     }),
     defineTool({
@@ -40,7 +40,7 @@ export function accountTools(clients: ServiceClients): AnyTool[] {
       input: noArgs,
       output: accountView,
       readOnly: true,
-      run: async ({ caller, id }) => json((await accounts.get(caller.scoped, id)).accountJson),
+      run: async ({ caller, id }) => jsonText((await accounts.get(caller.scoped, id)).accountJson),
     }),
     defineTool({
       name: 'refresh_account',
@@ -50,7 +50,7 @@ export function accountTools(clients: ServiceClients): AnyTool[] {
       id: account,
       input: noArgs,
       output: accountView,
-      run: async ({ caller, id }) => json((await accounts.refresh(caller.scoped, id)).accountJson),
+      run: async ({ caller, id }) => jsonText((await accounts.refresh(caller.scoped, id)).accountJson),
     }),
     defineTool({
       name: 'create_connect_link',
@@ -70,7 +70,7 @@ export function accountTools(clients: ServiceClients): AnyTool[] {
       input: noArgs,
       output: publishingLimitView,
       readOnly: true,
-      run: async ({ caller, id }) => json((await posts.publishingLimit(caller.scoped, id)).limitJson),
+      run: async ({ caller, id }) => jsonText((await posts.publishingLimit(caller.scoped, id)).limitJson),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { conversationView, messageView } from '@svc/contracts/public';
 import { z } from 'zod';
 import type { ServiceClients } from '../../clients.ts';
+import { jsonText, pagedJsonText } from '../../http/json-text.ts';
 import { paged } from '../../http/schemas.ts';
 import {
   conversationListQuery,
@@ -13,7 +14,6 @@ import {
 } from '../../routes/conversations.ts';
 import { type AnyTool, defineTool } from '../tool.ts';
 import { claim, idempotencyKey } from './posts.ts';
-import { json, page } from './results.ts';
 
 const conversation = { arg: 'conversation_id', params: conversationParams };
 
@@ -34,7 +34,7 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
           ...args,
           workspace: caller.workspaceId,
         });
-        return page(conversationsJson, args, total);
+        return pagedJsonText(conversationsJson, args.page, args.limit, total);
       },
     }),
     defineTool({
@@ -48,7 +48,7 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
       readOnly: true,
       async run({ caller, id, args }) {
         const { messagesJson, total } = await inbox.messages(caller.scoped, id, args);
-        return page(messagesJson, args, total);
+        return pagedJsonText(messagesJson, args.page, args.limit, total);
       },
     }),
     defineTool({
@@ -62,7 +62,7 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
       async run({ caller, id, args }) {
         const { idempotency_key: key, ...body } = args;
         const idempotency = claim(caller, 'send_message', key, { id, body });
-        return json((await inbox.send(caller.scoped, id, body, 'mcp', idempotency)).messageJson);
+        return jsonText((await inbox.send(caller.scoped, id, body, 'mcp', idempotency)).messageJson);
       },
     }),
     defineTool({
@@ -76,7 +76,7 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
       async run({ caller, id, args }) {
         const { idempotency_key: key, ...body } = args;
         const idempotency = claim(caller, 'send_private_reply', key, { id, body });
-        return json((await inbox.privateReply(caller.scoped, id, body, 'mcp', idempotency)).messageJson);
+        return jsonText((await inbox.privateReply(caller.scoped, id, body, 'mcp', idempotency)).messageJson);
       },
     }),
     defineTool({
@@ -87,7 +87,7 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
       input: z.strictObject({}),
       output: conversationView,
       run: async ({ caller, id }) =>
-        json((await inbox.update(caller.scoped, id, { read: true })).conversationJson),
+        jsonText((await inbox.update(caller.scoped, id, { read: true })).conversationJson),
     }),
   ];
 }

@@ -1,8 +1,8 @@
 import { mediaView } from '@svc/contracts/public';
 import type { ServiceClients } from '../../clients.ts';
+import { jsonText } from '../../http/json-text.ts';
 import { createMedia, mediaBody } from '../../routes/media.ts';
 import { type AnyTool, defineTool } from '../tool.ts';
-import { json } from './results.ts';
 
 /** Media by URL (an agent has no file to upload): the JSON form of `POST /v1/media`. */
 export function mediaTools(clients: ServiceClients): AnyTool[] {
@@ -18,7 +18,7 @@ export function mediaTools(clients: ServiceClients): AnyTool[] {
         const { mediaJson } = await createMedia(clients.publishing, caller.scoped, caller.workspaceId, {
           url: args.url,
         });
-        return json(mediaJson);
+        return jsonText(mediaJson);
       },
     }),
   ];

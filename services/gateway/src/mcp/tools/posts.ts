@@ -2,11 +2,11 @@ import { postDryRunView, postView } from '@svc/contracts/public';
 import { z } from 'zod';
 import type { ServiceClients } from '../../clients.ts';
 import { claimOf, idempotencyKeyHeader } from '../../http/idempotency.ts';
+import { jsonText, pagedJsonText } from '../../http/json-text.ts';
 import { paged } from '../../http/schemas.ts';
 import { createPostBody, postCalls, postListQuery, postParams, updatePostBody } from '../../routes/posts.ts';
 import type { McpCaller } from '../auth.ts';
 import { type AnyTool, defineTool } from '../tool.ts';
-import { json, page } from './results.ts';
 
 const post = { arg: 'post_id', params: postParams };
 const wait = z.boolean().optional().describe('wait up to 25 s for the outcome (it may still say publishing)');
@@ -44,7 +44,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
           { ...body, workspace: caller.workspaceId },
           { wait: waitFor, createdBy: 'mcp', idempotency: claim(caller, 'create_post', key, body) },
         );
-        return json(postJson);
+        return jsonText(postJson);
       },
     }),
     defineTool({
@@ -61,7 +61,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
           { ...args, workspace: caller.workspaceId },
           { dryRun: true, createdBy: 'mcp', idempotency: undefined },
         );
-        return json(dryRunJson);
+        return jsonText(dryRunJson);
       },
     }),
     defineTool({
@@ -72,7 +72,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
       input: z.strictObject({}),
       output: postView,
       readOnly: true,
-      run: async ({ caller, id }) => json((await posts.get(caller.scoped, id)).postJson),
+      run: async ({ caller, id }) => jsonText((await posts.get(caller.scoped, id)).postJson),
     }),
     defineTool({
       name: 'list_posts',
@@ -87,7 +87,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
           ...args,
           workspace: caller.workspaceId,
         });
-        return page(postsJson, args, total);
+        return pagedJsonText(postsJson, args.page, args.limit, total);
       },
     }),
     defineTool({
@@ -98,7 +98,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
       id: post,
       input: updatePostBody,
       output: postView,
-      run: async ({ caller, id, args }) => json((await posts.update(caller.scoped, id, args)).postJson),
+      run: async ({ caller, id, args }) => jsonText((await posts.update(caller.scoped, id, args)).postJson),
     }),
     defineTool({
       name: 'publish_post',
@@ -110,7 +110,7 @@ export function postTools(clients: ServiceClients): AnyTool[] {
       output: postView,
       async run({ caller, id, args }) {
         const idempotency = claim(caller, 'publish_post', args.idempotency_key, { id, wait: args.wait });
-        return json((await posts.publish(caller.scoped, id, args.wait, idempotency)).postJson);
+        return jsonText((await posts.publish(caller.scoped, id, args.wait, idempotency)).postJson);
       },
     }),
   ];
