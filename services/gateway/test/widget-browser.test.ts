@@ -383,4 +383,23 @@ describe('the widget in a partner page', () => {
     await again.context.close();
     await context.close();
   });
+
+  // Guarantee: a session that reaches its expiry while the widget is open shows the same clear
+  // message and tells the host (session.expired), with nobody ending it.
+  it('shows an expired session and emits session.expired', { timeout: 20_000 }, async () => {
+    const minted = await call('POST', '/v1/embed-sessions', {
+      workspace,
+      allowed_origins: [host.origin],
+      expires_in: 60,
+    });
+    // Expiry brought forward before the token is first used, so no gateway holds the old one.
+    await stack.identity.prisma.embedSession.update({
+      where: { id: minted.body.id },
+      data: { expiresAt: new Date(Date.now() + 4_000) },
+    });
+    const { context, page, app } = await mountWidget('inbox', minted.body.token);
+    await waitForEvent(page, 'session.expired', 8_000);
+    await app.getByRole('heading', { name: 'This session has ended' }).waitFor();
+    await context.close();
+  });
 });
