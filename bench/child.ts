@@ -38,6 +38,16 @@ export function onShutdown(stop: () => Promise<void>): void {
   }
 }
 
+/** In a runner: on Ctrl-C or SIGTERM, run `cleanup` (services, database, streams) before exiting. */
+export function cleanUpOnInterrupt(cleanup: () => Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: cleaning up\n`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
+}
+
 export interface Child {
   name: string;
   process: ChildProcess;

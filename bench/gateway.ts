@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { removePrefixedState } from '@svc/testing/system';
 import autocannon, { type Result } from 'autocannon';
-import { type Child, envVar, startChild } from './child.ts';
+import { type Child, cleanUpOnInterrupt, envVar, startChild } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 
 const DURATION_S = Number(envVar('BENCH_DURATION_S', '10'));
@@ -88,12 +88,7 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.stderr.write(`\n${signal}: cleaning up\n`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnInterrupt(cleanup);
 
 function format(measurements: Measurement[]): { table: string; failed: boolean } {
   const rows = measurements.map(({ name, processes, result }) => ({

@@ -19,7 +19,7 @@ import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
 import { api, connectThroughLink, createUser } from '@svc/testing';
 import { buildBundles, type System, startSystem } from '@svc/testing/system';
 import { Agent, request } from 'undici';
-import { type Child, envVar, startChild } from './child.ts';
+import { type Child, cleanUpOnInterrupt, envVar, startChild } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { postgresCeiling } from './postgres-ceiling.ts';
 
@@ -209,12 +209,7 @@ async function cleanup(): Promise<void> {
     .catch((error: unknown) => say(`cleanup: dropping the database failed: ${String(error)}`));
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    say(`\n${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnInterrupt(cleanup);
 
 let exitCode = 0;
 try {

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { api, connectThroughLink, createUser } from '@svc/testing';
 import { buildBundles, type System, startSystem } from '@svc/testing/system';
 import autocannon, { type Options, type Result } from 'autocannon';
-import { envVar } from './child.ts';
+import { cleanUpOnInterrupt, envVar } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 
 const DURATION_S = Number(envVar('BENCH_DURATION_S', '10'));
@@ -133,6 +133,8 @@ async function cleanup(): Promise<void> {
   await system?.stop().catch((error) => say(`stopping the system failed: ${String(error)}`));
   await database?.drop().catch((error) => say(`dropping the database failed: ${String(error)}`));
 }
+
+cleanUpOnInterrupt(cleanup);
 
 try {
   const { rest, mcp } = await setUp();

@@ -45,6 +45,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GraphClient, graphClientConfigFromEnv, parseGraphClientEnv } from '@svc/graph-client';
 import type { System } from '@svc/testing/system';
+import { cleanUpOnInterrupt } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { directCalls, gatewayClient, serveImage, watchSettlements } from './publish/clients.ts';
 import { postBodies, type RunContext } from './publish/context.ts';
@@ -205,12 +206,7 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    say(`${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnInterrupt(cleanup);
 
 let exitCode = 0;
 try {

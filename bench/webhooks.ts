@@ -19,7 +19,7 @@ import { createLogger } from '@svc/logging';
 import { type System, startSystem } from '@svc/testing/system';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { type Child, envVar, startChild } from './child.ts';
+import { type Child, cleanUpOnInterrupt, envVar, startChild } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { postgresCeiling } from './postgres-ceiling.ts';
 
@@ -184,12 +184,7 @@ async function cleanup(): Promise<void> {
     .catch((error: unknown) => say(`cleanup: dropping the database failed: ${String(error)}`));
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    say(`\n${signal}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
+cleanUpOnInterrupt(cleanup);
 
 /** The receiver and the webhooks service, each in its own process; a webhook per partner. */
 async function startTargets() {
