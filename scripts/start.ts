@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { Supervisor } from '@svc/ops';
+import { Supervisor, serviceNodeFlags } from '@svc/ops';
 import { checkInfrastructure } from './lib/infrastructure.ts';
 import { migrateAll } from './migrate.ts';
 
@@ -52,15 +52,21 @@ async function main(): Promise<void> {
   await migrateAll();
 
   const supervisor = new Supervisor({ log: (line) => console.error(line) });
+  const built = SERVICES.filter((service) =>
+    existsSync(path.join(root, 'services', service, 'dist/main.js')),
+  );
   supervisor.start(
-    SERVICES.map((service) => ({
-      name: service,
-      command: process.execPath,
-      args: ['--enable-source-maps', path.join(root, 'services', service, 'dist/main.js')],
-      cwd: root,
-      env,
-      stopLast: service === 'graph-sandbox',
-    })).filter((spec) => existsSync(spec.args[1] ?? '')),
+    built.map((service) => {
+      const dir = path.join(root, 'services', service);
+      return {
+        name: service,
+        command: process.execPath,
+        args: [...serviceNodeFlags(dir), '--enable-source-maps', path.join(dir, 'dist/main.js')],
+        cwd: root,
+        env,
+        stopLast: service === 'graph-sandbox',
+      };
+    }),
   );
   let stopping = false;
   const stopAll = () => {

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from '../../packages/config/src/index.ts';
@@ -9,6 +11,7 @@ import { CONFIG_SCHEMAS } from './service-config.ts';
  * The image recipe's properties, checked on its text: no Docker engine runs on this machine (the
  * client alone is installed), so `docker build` cannot be run here, and hadolint is not available.
  */
+const ROOT = path.resolve(import.meta.dirname, '../..');
 const text = readFileSync(path.resolve(import.meta.dirname, '../Dockerfile'), 'utf8');
 const stages = Object.fromEntries(
   text
@@ -44,6 +47,42 @@ describe('deploy/Dockerfile', () => {
     expect(runtime.search(/^USER node$/m)).toBeGreaterThan(runtime.search(/chown/));
     expect(runtime).toMatch(/^HEALTHCHECK .*healthcheck\.mjs/m);
     expect(runtime).toMatch(/OPS_HOST=0\.0\.0\.0/);
+  });
+
+  // Guarantee: the image runs a service with the Node flags its package.json asks for, as
+  // `pnpm start` and the tests do: the prune stage's command writes them (run here against this
+  // repository) and the runtime's command passes them to node (run here with sh).
+  it('passes each service the Node flags of its package.json', () => {
+    const write = (stages.prune ?? '').match(
+      /node -e "(.+?)" \\\n\s+> "\/out\/services\/\$\{SERVICE\}\/node-flags"/,
+    );
+    if (!write?.[1]) throw new Error('the prune stage writes no node-flags file');
+    const script = write[1].replaceAll('${SERVICE}', 'gateway').replaceAll('/app/', `${ROOT}/`);
+    const flags = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'services/gateway/package.json'), 'utf8'));
+    expect(manifest.nodeFlags.length).toBeGreaterThan(0);
+    expect(flags).toBe(manifest.nodeFlags.join(' '));
+
+    const cmd = (stages.runtime ?? '').match(/^CMD (\[.+\])$/m)?.[1];
+    if (!cmd) throw new Error('the runtime has no CMD');
+    const [shell, flag, command] = JSON.parse(cmd) as string[];
+    const app = mkdtempSync(path.join(tmpdir(), 'svc-image-'));
+    try {
+      mkdirSync(path.join(app, 'services/gateway/dist'), { recursive: true });
+      writeFileSync(path.join(app, 'services/gateway/node-flags'), flags);
+      writeFileSync(
+        path.join(app, 'services/gateway/dist/main.js'),
+        'process.stdout.write(JSON.stringify(process.execArgv))',
+      );
+      const execArgv = execFileSync(shell ?? '', [flag ?? '', command ?? ''], {
+        cwd: app,
+        env: { PATH: process.env.PATH, SERVICE: 'gateway' },
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(execArgv)).toEqual(manifest.nodeFlags);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 
   // Guarantee: the healthcheck asks each service on the port it really listens on by default.

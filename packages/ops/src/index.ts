@@ -25,4 +25,5 @@ export async function runService<Config extends { LOG_LEVEL: string }>(
     });
   }
 }
+export { serviceNodeFlags } from './node-flags.ts';
 export { type Supervised, Supervisor } from './supervisor.ts';

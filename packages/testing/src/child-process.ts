@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { serviceNodeFlags } from '@svc/ops';
 import { keepLine, type LogLine } from './logs.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -84,7 +85,7 @@ function launch(spec: ChildSpec): ChildProcess {
       : ['--enable-source-maps', path.join(dir, 'dist/main.js')];
   if (spec.entry === 'bundle' && !existsSync(path.join(dir, 'dist/main.js')))
     throw new Error(`${spec.label}: no production bundle; run buildBundles() first`);
-  return spawn(process.execPath, [...spec.nodeFlags, ...entry], {
+  return spawn(process.execPath, [...serviceNodeFlags(dir), ...spec.nodeFlags, ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...spec.env },
     stdio: ['ignore', spec.logs === 'capture' ? 'pipe' : 2, 2],
