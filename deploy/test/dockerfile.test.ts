@@ -57,6 +57,7 @@ describe('deploy/Dockerfile', () => {
       /node -e "(.+?)" \\\n\s+> "\/out\/services\/\$\{SERVICE\}\/node-flags"/,
     );
     if (!write?.[1]) throw new Error('the prune stage writes no node-flags file');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's shell variable, as written there
     const script = write[1].replaceAll('${SERVICE}', 'gateway').replaceAll('/app/', `${ROOT}/`);
     const flags = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'services/gateway/package.json'), 'utf8'));
