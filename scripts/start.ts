@@ -37,6 +37,8 @@ const env: NodeJS.ProcessEnv = {
 };
 
 const SERVICES = ['identity', 'accounts', 'publishing', 'webhooks', 'inbox', 'graph-sandbox', 'gateway'];
+/** The edge stops first, the networks' stand-in last (`Supervised.stop`). */
+const STOP_STAGE: Record<string, 'first' | 'last'> = { gateway: 'first', 'graph-sandbox': 'last' };
 
 async function main(): Promise<void> {
   console.log(
@@ -64,7 +66,7 @@ async function main(): Promise<void> {
         args: [...serviceNodeFlags(dir), '--enable-source-maps', path.join(dir, 'dist/main.js')],
         cwd: root,
         env,
-        stopLast: service === 'graph-sandbox',
+        stop: STOP_STAGE[service],
       };
     }),
   );
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
   const stopAll = () => {
     if (stopping) return;
     stopping = true;
-    console.log('Stopping the services, then the graph-sandbox...');
+    console.log('Stopping the gateway, then the services, then the graph-sandbox...');
     void supervisor.stop().then(() => process.exit(0));
   };
   console.log(

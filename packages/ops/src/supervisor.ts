@@ -7,9 +7,15 @@ export interface Supervised {
   args: string[];
   cwd?: string;
   env?: NodeJS.ProcessEnv;
-  /** Stopped after every other one (the graph-sandbox: work in flight still reaches it). */
-  stopLast?: boolean;
+  /**
+   * When it stops: `first` (the gateway: nothing new comes in while the services it calls, and
+   * writes its last request logs to, still answer), with the rest by default, or `last` (the
+   * graph-sandbox: work in flight still reaches it).
+   */
+  stop?: 'first' | 'last';
 }
+
+const STOP_STAGES = ['first', undefined, 'last'] as const;
 
 export interface SupervisorOptions {
   /** Where the supervisor's own lines go (a death, a restart). */
@@ -36,8 +42,10 @@ interface Running {
  * `pnpm start`'s process supervisor. A process that dies is restarted with backoff (1 s doubling
  * to 30 s, back to 1 s once it had run a stable minute), with a line saying which one died, how,
  * and when it comes back; the others are left alone, since one service's death is not everyone's.
- * Only `stop()` (Ctrl-C, SIGTERM) stops them all: the services first, so that their in-flight work
- * drains against a live network, then the `stopLast` ones.
+ * Only `stop()` (Ctrl-C, SIGTERM) stops them all, in stages (see `Supervised.stop`): the edge,
+ * then the services, then what they call. Each process has a process group of its own, so a
+ * Ctrl-C in the terminal (sent to the whole foreground group) reaches the supervisor alone, which
+ * then stops them in that order.
  */
 export class Supervisor {
   private readonly running = new Map<string, Running>();
@@ -62,13 +70,13 @@ export class Supervisor {
     return this.running.get(name)?.restarts ?? 0;
   }
 
-  /** Stops every process (services first, then the `stopLast` ones); resolves once all exited. */
+  /** Stops every process, stage by stage; resolves once all exited. */
   async stop(): Promise<void> {
     this.stopping = true;
     const all = [...this.running.values()];
     for (const state of all) clearTimeout(state.timer);
-    await Promise.all(all.filter((s) => !s.spec.stopLast).map((s) => this.terminate(s)));
-    await Promise.all(all.filter((s) => s.spec.stopLast).map((s) => this.terminate(s)));
+    for (const stage of STOP_STAGES)
+      await Promise.all(all.filter((s) => s.spec.stop === stage).map((s) => this.terminate(s)));
   }
 
   private get firstDelay(): number {
@@ -77,13 +85,11 @@ export class Supervisor {
 
   private launch(state: Running): void {
     const { spec } = state;
-    // A `stopLast` process gets its own process group, so a Ctrl-C in the terminal (sent to the
-    // whole foreground group) does not stop it together with the services.
     const child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
       stdio: 'inherit',
-      detached: spec.stopLast ?? false,
+      detached: true,
     });
     state.child = child;
     state.startedAt = Date.now();

@@ -6,13 +6,14 @@ import { expect, it } from 'vitest';
 import { type Supervised, Supervisor } from '../src/index.ts';
 
 // Guarantee (`pnpm start`): a process killed with -9 is restarted with a line saying so, while the
-// others keep running untouched; stopping takes the services down before the `stopLast` one
-// (the graph-sandbox), so that their in-flight work still reaches it.
+// others keep running untouched; stopping goes in stages: the gateway first (nothing new comes in
+// while the services still answer), then the services, then the graph-sandbox (their in-flight
+// work still reaches it), however quickly each one stops.
 const dir = mkdtempSync(path.join(tmpdir(), 'supervisor-'));
 const stops = path.join(dir, 'stops.log');
 
 /** A long-running process that writes its name to the stop log when it stops on SIGTERM. */
-const child = (name: string, stopMs: number, stopLast = false): Supervised => ({
+const child = (name: string, stopMs: number, stop?: Supervised['stop']): Supervised => ({
   name,
   command: process.execPath,
   args: [
@@ -20,13 +21,17 @@ const child = (name: string, stopMs: number, stopLast = false): Supervised => ({
     `const fs = require('node:fs'); setInterval(() => {}, 1000);
      process.on('SIGTERM', () => setTimeout(() => { fs.appendFileSync(${JSON.stringify(stops)}, '${name}\\n'); process.exit(0); }, ${stopMs}));`,
   ],
-  stopLast,
+  stop,
 });
 
-it('restarts a killed process with backoff and stops the sandbox last', async () => {
+it('restarts a killed process with backoff and stops in stages', async () => {
   const lines: string[] = [];
   const supervisor = new Supervisor({ log: (line) => lines.push(line), firstDelayMs: 200 });
-  supervisor.start([child('gateway', 300), child('publishing', 100), child('graph-sandbox', 0, true)]);
+  supervisor.start([
+    child('gateway', 300, 'first'),
+    child('publishing', 0),
+    child('graph-sandbox', 0, 'last'),
+  ]);
   try {
     const before = Object.fromEntries(
       ['gateway', 'publishing', 'graph-sandbox'].map((n) => [n, supervisor.pid(n)]),
@@ -48,6 +53,6 @@ it('restarts a killed process with backoff and stops the sandbox last', async ()
   } finally {
     await supervisor.stop();
   }
-  // The gateway took 300 ms to drain, and the sandbox was only asked to stop after that.
-  expect(readFileSync(stops, 'utf8').trim().split('\n')).toEqual(['publishing', 'gateway', 'graph-sandbox']);
+  // The gateway took 300 ms to drain; publishing, which stops at once, was only asked after that.
+  expect(readFileSync(stops, 'utf8').trim().split('\n')).toEqual(['gateway', 'publishing', 'graph-sandbox']);
 });

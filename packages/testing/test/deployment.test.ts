@@ -150,6 +150,7 @@ describe('deploy/Dockerfile', () => {
     const runtime = text.slice(text.indexOf('AS runtime'));
     expect(runtime).toMatch(/^USER (?!root)\S+/m);
     expect(runtime).toMatch(/APP_ENV=production/);
-    expect(runtime).toMatch(/node \S*services\/\$\{SERVICE\}\/dist\/main\.js/);
+    // The command itself (with the service's Node flags) is run in deploy/test/dockerfile.test.ts.
+    expect(runtime).toMatch(/exec node .*services\/\$\{SERVICE\}\/dist\/main\.js/);
   });
 });
