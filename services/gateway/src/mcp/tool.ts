@@ -95,9 +95,9 @@ function argumentsSchema(tool: AnyTool): z.ZodType {
 /**
  * What a tool answers: the JSON as text (for clients that read only text) and as structured
  * content. A record the owning service built as JSON text (`JsonText`, as REST answers it) is
- * that text as it is, parsed once for the structured content. A refusal is `isError` with the error envelope as JSON text only: clients check
- * structured content against the tool's output schema (the MCP Inspector does, errors included),
- * which an envelope does not match.
+ * that text as it is, parsed once for the structured content. A refusal is `isError` with the
+ * error envelope as JSON text only: clients check structured content against the tool's output
+ * schema (the MCP Inspector does, errors included), which an envelope does not match.
  */
 function answer(value: unknown): CallToolResult {
   if (value instanceof JsonText)
