@@ -15,6 +15,8 @@ const MAX_KEPT = 20_000;
 export class RequestLogBuffer {
   private entries: Entry[] = [];
   private flushing: Promise<void> | undefined;
+  /** Identity refused the last batch: only the timer tries again, not every request that adds one. */
+  private failing = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -29,7 +31,7 @@ export class RequestLogBuffer {
 
   add(entry: Entry): void {
     this.entries.push(entry);
-    if (this.entries.length >= this.maxBatch) void this.flush();
+    if (!this.failing && this.entries.length >= this.maxBatch) void this.flush();
   }
 
   /** Sends what is buffered now, a batch at a time; one flush at a time. */
@@ -52,7 +54,9 @@ export class RequestLogBuffer {
       const batch = this.entries.splice(0, this.maxBatch);
       try {
         await this.identity.recordRequests({ entries: batch });
+        this.failing = false;
       } catch (error) {
+        this.failing = true;
         this.entries.unshift(...batch);
         const dropped = Math.max(0, this.entries.length - MAX_KEPT);
         this.entries.splice(0, dropped);
