@@ -8,7 +8,9 @@ import type { Redis } from 'ioredis';
  *  - `revoked`: written by identity *before* it commits a revocation; it overwrites a cached
  *    principal and, living longer than any principal entry, blocks a racing cache fill (fills use
  *    SET NX). Every gateway replica reads the same key, so revocation is immediate everywhere.
- *  - `unknown`: a hash no key has (negative cache), so bad tokens don't reach the database each time.
+ *  - `unknown`: a hash no key has (negative cache), so a bad token repeated does not reach the
+ *    database each time. Kept briefly (UNKNOWN_TTL_S): it only spares repeats, and a key issued
+ *    later under the same hash must not stay refused for long.
  * `last_used` is a hash key_id → ms, written by the gateway and flushed to Postgres by identity.
  */
 export interface CachedPrincipal {
@@ -29,6 +31,7 @@ export const REVOKED = 'revoked';
 export const UNKNOWN = 'unknown';
 export const PRINCIPAL_TTL_S = 300;
 export const TOMBSTONE_TTL_S = 900;
+export const UNKNOWN_TTL_S = 30;
 
 export class AuthCache {
   constructor(
@@ -44,10 +47,16 @@ export class AuthCache {
     return `${this.prefix}last_used`;
   }
 
+  /** The entry of a token hash as stored: a principal's JSON, a marker, or null when absent. */
+  read(tokenHash: string): Promise<string | null> {
+    return this.redis.get(this.authKey(tokenHash));
+  }
+
   /** Fills the cache unless an entry (notably a revocation marker) is already there. */
   async fill(tokenHash: string, principal: CachedPrincipal | null): Promise<void> {
     const value = principal ? JSON.stringify(principal) : UNKNOWN;
-    await this.redis.set(this.authKey(tokenHash), value, 'EX', PRINCIPAL_TTL_S, 'NX');
+    const ttl = principal ? PRINCIPAL_TTL_S : UNKNOWN_TTL_S;
+    await this.redis.set(this.authKey(tokenHash), value, 'EX', ttl, 'NX');
   }
 
   async markRevoked(tokenHashes: string[]): Promise<void> {

@@ -189,6 +189,8 @@ export const CONSUMERS = {
   webhooksStore: durable('webhooks-store', SUBJECTS.partnerEvents),
   inboxProviderWebhooks: durable('inbox-provider-webhooks', SUBJECTS.metaWebhook),
   inboxAccountConnected: durable('inbox-account-connected', SUBJECTS.accountConnected),
+  // An account back to active from error imports what its dropped webhooks carried.
+  inboxAccountChanged: durable('inbox-account-changed', SUBJECTS.accountChanged),
   inboxPostEvents: durable('inbox-post-events', SUBJECTS.postEvents),
   inboxWorkspaceDeleted: durable('inbox-workspace-deleted', SUBJECTS.workspaceDeleted),
 } as const;

@@ -8,7 +8,7 @@ import {
 } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import * as grpc from '@grpc/grpc-js';
-import { asServiceError, type ErrorBody, GRPC_STATUS, ServiceError } from '@svc/errors';
+import { asServiceError, GRPC_STATUS, ServiceError, type WireError } from '@svc/errors';
 import {
   currentRequestId,
   injectTraceContext,
@@ -20,6 +20,7 @@ import {
   tracingEnabled,
   withRequestId,
 } from '@svc/logging';
+import { receiveStream, type ServerStream, sendStream } from './grpc-stream.ts';
 import { endServerSpan, metadataCarrier, rpcSpanStart } from './grpc-trace.ts';
 
 /**
@@ -29,11 +30,14 @@ import { endServerSpan, metadataCarrier, rpcSpanStart } from './grpc-trace.ts';
  *   out of the client as the same ServiceError, so the gateway maps errors in one place.
  * - The caller's request id travels as `x-request-id` metadata; handlers run inside it. With
  *   tracing on, each call is a client span and a server span, linked by `traceparent` metadata.
- * - Every client call has a deadline.
+ * - Every client call has a deadline (a stream's covers all of its messages).
+ * - Server-streaming methods are async iterables on both sides: the handler yields its messages
+ *   (each sent when the client can take it), the client iterates them; see grpc-stream.ts.
  * The mapped types make a missing method or a misspelled field a compile error.
  */
 type Methods<S> = S extends GenService<infer M> ? M : never;
 type UnaryMethod = { methodKind: 'unary'; input: DescMessage; output: DescMessage };
+type ServerStreamingMethod = { methodKind: 'server_streaming'; input: DescMessage; output: DescMessage };
 
 /** What a handler may know about the call besides its request: the metadata (caller credential). */
 export interface CallContext {
@@ -46,7 +50,12 @@ export type ServiceImplementation<S extends GenService<GenServiceMethods>> = {
         request: MessageShape<Methods<S>[K]['input']>,
         context: CallContext,
       ) => Promise<MessageInitShape<Methods<S>[K]['output']>>
-    : never;
+    : Methods<S>[K] extends ServerStreamingMethod
+      ? (
+          request: MessageShape<Methods<S>[K]['input']>,
+          context: CallContext,
+        ) => AsyncIterable<MessageInitShape<Methods<S>[K]['output']>>
+      : never;
 };
 
 /** Metadata key of a calling service's credential (`createClient`'s `credential` option). */
@@ -58,7 +67,12 @@ export type ServiceClient<S extends GenService<GenServiceMethods>> = {
         request: MessageInitShape<Methods<S>[K]['input']>,
         options?: { deadlineMs?: number },
       ) => Promise<MessageShape<Methods<S>[K]['output']>>
-    : never;
+    : Methods<S>[K] extends ServerStreamingMethod
+      ? (
+          request: MessageInitShape<Methods<S>[K]['input']>,
+          options?: { deadlineMs?: number },
+        ) => AsyncIterable<MessageShape<Methods<S>[K]['output']>>
+      : never;
 } & { close(): void };
 
 const ERROR_METADATA = 'svc-error-bin';
@@ -74,7 +88,7 @@ function definitionOf(service: GenService<GenServiceMethods>): grpc.ServiceDefin
     definition[method.localName] = {
       path: `/${service.typeName}/${method.name}`,
       requestStream: false,
-      responseStream: false,
+      responseStream: method.methodKind === 'server_streaming',
       requestSerialize: (value) => serialize(method.input, value),
       requestDeserialize: (bytes: Buffer) => fromBinary(method.input, bytes),
       responseSerialize: (value) => serialize(method.output, value),
@@ -96,15 +110,16 @@ export function addService<S extends GenService<GenServiceMethods>>(
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
-    const impl = (
-      implementation as Record<string, (request: unknown, context: CallContext) => Promise<unknown>>
-    )[method.localName];
+    const impl = (implementation as Record<string, (request: unknown, context: CallContext) => unknown>)[
+      method.localName
+    ];
     if (!impl) throw new Error(`${service.typeName}.${method.name} has no implementation`);
     const path = `${service.typeName}/${method.name}`;
     const spanStart = rpcSpanStart(SpanKind.SERVER, service.typeName, method.name);
+    const streaming = method.methodKind === 'server_streaming';
     handlers[method.localName] = (
-      call: grpc.ServerUnaryCall<unknown, unknown>,
-      callback: grpc.sendUnaryData<unknown>,
+      call: grpc.ServerUnaryCall<unknown, unknown> | grpc.ServerWritableStream<unknown, unknown>,
+      callback?: grpc.sendUnaryData<unknown>,
     ) => {
       const requestId = String(call.metadata.get(REQUEST_ID_HEADER)[0] ?? newRequestId());
       const started = performance.now();
@@ -114,9 +129,12 @@ export function addService<S extends GenService<GenServiceMethods>>(
       withRequestId(requestId, () =>
         inSpan(path, start, async (span) => {
           try {
-            callback(null, await impl.call(implementation, call.request, { metadata: call.metadata }));
-            answered(grpc.status.OK);
-            endServerSpan(span, grpc.status.OK);
+            const result = impl.call(implementation, call.request, { metadata: call.metadata });
+            let code = grpc.status.OK;
+            if (streaming) code = await sendStream(call as ServerStream, result as AsyncIterable<unknown>);
+            else callback?.(null, await result);
+            answered(code);
+            endServerSpan(span, code);
             logger.debug({ path, duration_ms: Math.round(performance.now() - started) }, 'gRPC call');
           } catch (error) {
             const grpcError = toGrpcError(error, path, logger);
@@ -126,7 +144,8 @@ export function addService<S extends GenService<GenServiceMethods>>(
               { path, code: grpcError.code, duration_ms: Math.round(performance.now() - started) },
               'gRPC call failed',
             );
-            callback(grpcError);
+            if (streaming) call.emit('error', grpcError);
+            else callback?.(grpcError);
           }
         }),
       );
@@ -141,13 +160,13 @@ function toGrpcError(error: unknown, path: string, logger: Logger): Partial<grpc
     logger.error({ err: error, path }, 'unexpected error in gRPC handler');
   else if (serviceError !== error) logger.warn({ err: error, path }, 'gRPC call met an unavailable database');
   const metadata = new grpc.Metadata();
-  metadata.set(ERROR_METADATA, Buffer.from(JSON.stringify(serviceError.toBody())));
+  metadata.set(ERROR_METADATA, Buffer.from(JSON.stringify(serviceError.toWire())));
   return { code: GRPC_STATUS[serviceError.code], details: serviceError.message, metadata };
 }
 
 function fromGrpcError(error: grpc.ServiceError, serviceName: string): ServiceError {
   const raw = error.metadata?.get(ERROR_METADATA)[0];
-  if (raw) return ServiceError.fromBody(JSON.parse(String(raw)) as ErrorBody, error);
+  if (raw) return ServiceError.fromBody(JSON.parse(String(raw)) as WireError, error);
   if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
     return new ServiceError('service_unavailable', `the ${serviceName} service is not answering`, {
       cause: error,
@@ -189,22 +208,39 @@ export function createClient<S extends GenService<GenServiceMethods>>(
       options: grpc.CallOptions,
       callback: (error: grpc.ServiceError | null, response: unknown) => void,
     ) => void;
+    type StreamCall = (
+      request: unknown,
+      metadata: grpc.Metadata,
+      options: grpc.CallOptions,
+    ) => grpc.ClientReadableStream<unknown>;
     const rpc = (client as unknown as Record<string, UnaryCall>)[method.localName];
     const spanStart = rpcSpanStart(SpanKind.CLIENT, service.typeName, method.name);
     const path = `${service.typeName}/${method.name}`;
+    const callMetadata = () => {
+      const metadata = new grpc.Metadata();
+      metadata.set(REQUEST_ID_HEADER, currentRequestId() ?? newRequestId());
+      if (options.credential) metadata.set(CALLER_CREDENTIAL_METADATA, options.credential);
+      if (tracingEnabled()) injectTraceContext(metadataCarrier(metadata));
+      return metadata;
+    };
+    const deadlineOf = (callOptions: { deadlineMs?: number }) =>
+      Date.now() + (callOptions.deadlineMs ?? options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS);
+    if (method.methodKind === 'server_streaming') {
+      const open = rpc as unknown as StreamCall;
+      calls[method.localName] = (request: unknown, callOptions: { deadlineMs?: number } = {}) =>
+        receiveStream(
+          () => open.call(client, request, callMetadata(), { deadline: deadlineOf(callOptions) }),
+          (error) => fromGrpcError(error, shortName),
+        );
+      continue;
+    }
     const invoke = (request: unknown, callOptions: { deadlineMs?: number }) =>
       new Promise((resolve, reject) => {
-        const metadata = new grpc.Metadata();
-        metadata.set(REQUEST_ID_HEADER, currentRequestId() ?? newRequestId());
-        if (options.credential) metadata.set(CALLER_CREDENTIAL_METADATA, options.credential);
-        if (tracingEnabled()) injectTraceContext(metadataCarrier(metadata));
-        const deadline =
-          Date.now() + (callOptions.deadlineMs ?? options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS);
         rpc?.call(
           client,
           request,
-          metadata,
-          { deadline },
+          callMetadata(),
+          { deadline: deadlineOf(callOptions) },
           (error: grpc.ServiceError | null, response: unknown) =>
             error ? reject(fromGrpcError(error, shortName)) : resolve(response),
         );

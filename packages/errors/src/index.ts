@@ -60,21 +60,34 @@ export interface ErrorBody {
   details?: Record<string, unknown>;
 }
 
+/** The envelope's body plus what travels beside it between services (never to a client). */
+export interface WireError extends ErrorBody {
+  retry_after_seconds?: number;
+}
+
 export class ServiceError extends Error {
   override name = 'ServiceError';
   readonly code: ErrorCode;
   readonly field: string | undefined;
   readonly details: Record<string, unknown> | undefined;
+  /** When a refusal is temporary (`rate_limited`): the seconds the gateway puts in Retry-After. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { field?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+    options: {
+      field?: string;
+      details?: Record<string, unknown>;
+      retryAfterSeconds?: number;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.code = code;
     this.field = options.field;
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get httpStatus(): number {
@@ -89,9 +102,21 @@ export class ServiceError extends Error {
     return body;
   }
 
-  static fromBody(body: ErrorBody, cause?: unknown): ServiceError {
+  /** The error as it crosses between services: the body and the retry time, which is not in it. */
+  toWire(): WireError {
+    const wire: WireError = this.toBody();
+    if (this.retryAfterSeconds !== undefined) wire.retry_after_seconds = this.retryAfterSeconds;
+    return wire;
+  }
+
+  static fromBody(body: WireError, cause?: unknown): ServiceError {
     const code = isErrorCode(body.code) ? body.code : 'internal_error';
-    return new ServiceError(code, body.message, { field: body.field, details: body.details, cause });
+    return new ServiceError(code, body.message, {
+      field: body.field,
+      details: body.details,
+      retryAfterSeconds: typeof body.retry_after_seconds === 'number' ? body.retry_after_seconds : undefined,
+      cause,
+    });
   }
 }
 

@@ -27,6 +27,10 @@ describe('address classification', () => {
     ['224.0.0.1', 'multicast'],
     ['255.255.255.255', 'reserved'],
     ['2002:7f00:1::', 'special-purpose (6to4)'],
+    ['::ffff:0:7f00:1', 'special-purpose (IPv4-translated)'],
+    ['::ffff:0:8.8.8.8', 'special-purpose (IPv4-translated)'],
+    ['64:ff9b:1::a9fe:a9fe', 'special-purpose (local-use NAT64)'],
+    ['64:ff9b:1:ffff::1', 'special-purpose (local-use NAT64)'],
     ['not-an-ip', 'not an IP address'],
   ])('refuses %s (%s)', (address, reason) => {
     expect(blockedReason(address)).toBe(reason);
@@ -43,6 +47,7 @@ describe('address classification', () => {
     '11.0.0.1',
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
   ])('allows %s', (address) => {
     expect(blockedReason(address)).toBeNull();
   });

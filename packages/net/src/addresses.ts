@@ -6,7 +6,9 @@ import { isIP } from 'node:net';
  * link-local (cloud metadata at 169.254.169.254 and fd00:ec2::254 included), and the other
  * special-purpose ranges of RFC 6890 that are not the public internet. IPv6 forms that embed an
  * IPv4 address (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, the old compatible ::a.b.c.d) are judged
- * by the IPv4 address inside, so `[::ffff:127.0.0.1]` is loopback too.
+ * by the IPv4 address inside, so `[::ffff:127.0.0.1]` is loopback too. The translation ranges whose
+ * IPv4 side is the operator's choice (IPv4-translated ::ffff:0:0:0/96, local-use NAT64
+ * 64:ff9b:1::/48) are refused whole.
  */
 interface Range {
   base: bigint;
@@ -35,6 +37,8 @@ const IPV6_RANGES: [string, number, string][] = [
   ['::', 128, 'unspecified'],
   ['::1', 128, 'loopback'],
   ['100::', 64, 'special-purpose (discard)'],
+  ['64:ff9b:1::', 48, 'special-purpose (local-use NAT64)'],
+  ['::ffff:0:0:0', 96, 'special-purpose (IPv4-translated)'],
   ['2001:db8::', 32, 'documentation'],
   // 6to4 and Teredo tunnel to IPv4 addresses we cannot judge from here.
   ['2002::', 16, 'special-purpose (6to4)'],

@@ -68,6 +68,21 @@ describe('guardedLookup', () => {
   });
 });
 
+describe('what a refusal tells the caller', () => {
+  // Guarantee: a refused name says only that its address is not allowed, never the internal
+  // address it resolved to nor what kind of network that is (both stay on the error for our logs).
+  it('names the host and nothing it resolved to', async () => {
+    const error = await callLookup(guardedLookup(dns, false), 'inside.test').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BlockedAddressError);
+    const { message, address } = error as BlockedAddressError;
+    expect(address).toBe('10.0.0.7');
+    expect(message).toBe(
+      'the address of inside.test is not allowed: only public internet addresses can be reached',
+    );
+    expect(message).not.toMatch(/10\.0\.0\.7|private/);
+  });
+});
+
 describe('literal addresses and loopback names', () => {
   // Guarantee: a URL with a literal private IP (which skips the lookup) is refused before connecting.
   it.each([
@@ -76,6 +91,8 @@ describe('literal addresses and loopback names', () => {
     'https://[::ffff:10.0.0.1]/x',
     'http://169.254.169.254/latest/meta-data',
     'http://0.0.0.0/',
+    'https://[::ffff:0:a9fe:a9fe]/latest',
+    'https://[64:ff9b:1::a00:1]/x',
   ])('refuses %s', (url) => {
     expect(() => assertLiteralHostAllowed(new URL(url), false)).toThrow(BlockedAddressError);
   });

@@ -12,7 +12,11 @@ export const systemResolver: Resolver = (hostname) =>
     ),
   );
 
-/** A connection refused because its target is not on the public internet. */
+/**
+ * A connection refused because its target is not on the public internet. Its message names the
+ * host the caller gave and nothing else: the resolved address and its kind are for our logs only
+ * (`address`, `reason`), since telling a tenant what an internal name resolves to maps our network.
+ */
 export class BlockedAddressError extends Error {
   override name = 'BlockedAddressError';
   readonly code = 'EBLOCKEDADDRESS';
@@ -22,7 +26,7 @@ export class BlockedAddressError extends Error {
     readonly address: string,
     readonly reason: string,
   ) {
-    super(`refused to connect to ${address} (${reason}) for ${host}`);
+    super(`the address of ${host} is not allowed: only public internet addresses can be reached`);
   }
 }
 

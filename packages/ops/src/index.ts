@@ -25,5 +25,6 @@ export async function runService<Config extends { LOG_LEVEL: string }>(
     });
   }
 }
+export { ConcurrencySlots, type SlotBounds } from './concurrency-slots.ts';
 export { serviceNodeFlags } from './node-flags.ts';
 export { type Supervised, Supervisor } from './supervisor.ts';

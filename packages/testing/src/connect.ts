@@ -1,5 +1,6 @@
 import { connectBus, type EventEnvelope } from '@svc/bus';
 import { createLogger } from '@svc/logging';
+import { CookieJar } from './cookie-jar.ts';
 import { api } from './http.ts';
 import type { SandboxControl } from './sandbox.ts';
 
@@ -18,8 +19,11 @@ export interface SandboxUser {
 
 export const seen: string[] = [];
 
+/** The scripted user's browser: the OAuth callback must bring back the cookie /start set. */
+const browser = new CookieJar();
+
 async function get(url: string, init: RequestInit = {}) {
-  const response = await fetch(url, { redirect: 'manual', ...init });
+  const response = await browser.fetch(url, init);
   const body = await response.text();
   seen.push(body, response.headers.get('location') ?? '');
   return { status: response.status, body, location: response.headers.get('location') ?? '', response };

@@ -11,6 +11,7 @@ export {
   start,
   trackedApi,
 } from './connect.ts';
+export { CookieJar } from './cookie-jar.ts';
 export { adminQuery, testDatabaseUrl } from './database.ts';
 export { api, freePort } from './http.ts';
 export { PrivatePostgres } from './private-postgres.ts';

@@ -1,7 +1,7 @@
 import { hashToken, randomBase62, type SealedValues } from '@svc/crypto';
 import { errors } from '@svc/errors';
 import { GraphApiError, type PageAccount } from '@svc/graph-client';
-import { openLink } from './connect-links.ts';
+import { embedSessionEnded, openLink } from './connect-links.ts';
 import { type AccountsContext, oauthRedirectUri } from './context.ts';
 import type { Db } from './db.ts';
 import type { Account, ConnectLink } from './generated/prisma/client.ts';
@@ -36,42 +36,60 @@ const STATE_MESSAGES: Record<StateProblem, string> = {
   reused:
     'This sign-in was already completed (its security code can be used once). Start again from the connect page to connect more accounts.',
   expired: 'This sign-in took too long and its security code expired. Start again from the connect page.',
+  other_browser:
+    'This sign-in came back to a different browser from the one that started it, so nothing was connected: a sign-in link sent by someone else could otherwise connect your accounts to their workspace. Open the connect link again in this browser and connect from there.',
 };
+
+const SESSION_ENDED =
+  'The session of the app this connection was started from has ended, so nothing was connected. Go back to the app and connect again from there.';
+
+/** Where start sends the browser, and what binds the consent to that browser (see oauth-state.ts). */
+interface StartedConnect {
+  dialogUrl: string;
+  state: string;
+  browserNonce: string;
+  callbackUrl: string;
+  stateTtlSeconds: number;
+}
 
 export async function startConnect(
   ctx: AccountsContext,
   linkToken: string,
   network: string,
-): Promise<string> {
-  const link = await openLink(ctx.db, linkToken, ctx.now());
+): Promise<StartedConnect> {
+  const link = await openLink(ctx, linkToken, ctx.now());
   if (!isNetwork(network) || !link.networks.includes(network))
     throw errors.validation('network', `this connect link does not offer "${network}"`);
-  const state = await issueState(ctx.db, ctx.config.OAUTH_STATE_SECRET, {
+  const ttlSeconds = ctx.config.OAUTH_STATE_TTL_SECONDS;
+  const { state, browserNonce } = await issueState(ctx.db, ctx.config.OAUTH_STATE_SECRET, {
     linkId: link.id,
     network,
-    ttlSeconds: ctx.config.OAUTH_STATE_TTL_SECONDS,
+    ttlSeconds,
     now: ctx.now(),
   });
-  return ctx.graph.oauth.dialogUrl({
-    redirectUri: oauthRedirectUri(ctx.config),
+  const callbackUrl = oauthRedirectUri(ctx.config);
+  const dialogUrl = ctx.graph.oauth.dialogUrl({
+    redirectUri: callbackUrl,
     state,
     scopes: requestedScopes(network),
   });
+  return { dialogUrl, state, browserNonce, callbackUrl, stateTtlSeconds: ttlSeconds };
 }
 
 export async function completeConnect(
   ctx: AccountsContext,
-  input: { state: string; code: string; error: string },
+  input: { state: string; code: string; error: string; browserNonce: string },
 ): Promise<ConnectOutcome> {
   let bound: { linkId: string; network: string };
   try {
-    bound = await consumeState(ctx.db, ctx.config.OAUTH_STATE_SECRET, input.state, ctx.now());
+    bound = await consumeState(ctx.db, ctx.config.OAUTH_STATE_SECRET, input, ctx.now());
   } catch (error) {
     if (error instanceof StateError) return failed(STATE_MESSAGES[error.problem]);
     throw error;
   }
   const link = await ctx.db.connectLink.findUnique({ where: { id: bound.linkId } });
   if (!link) return failed('This connect link no longer exists. Ask for a new one.');
+  if (await embedSessionEnded(ctx.identity, link)) return failed(SESSION_ENDED);
   const base = await outcomeBase(ctx, link);
   if (input.error) {
     return {
@@ -120,6 +138,7 @@ export async function choosePages(
     return failed('This choice of Pages expired or was already made. Start again from the connect page.');
   const link = await ctx.db.connectLink.findUnique({ where: { id: choice.linkId } });
   if (!link) return failed('This connect link no longer exists. Ask for a new one.');
+  if (await embedSessionEnded(ctx.identity, link)) return failed(SESSION_ENDED);
   const base = await outcomeBase(ctx, link);
   const userToken = ctx.keyring.decrypt(choice.userToken, idHash);
   const granted = await ctx.graph.accounts.pages(userToken);

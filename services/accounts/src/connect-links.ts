@@ -17,6 +17,8 @@ export interface ConnectLinkInput {
   networks: string[];
   redirectUrl: string;
   expiresInSeconds: number;
+  /** The widget's session minting the link (empty for REST): the link ends with it. */
+  embedSessionId: string;
 }
 
 export const connectPageUrl = (publicBaseUrl: string, token: string) =>
@@ -37,6 +39,7 @@ export async function createConnectLink(
       'expires_in',
       `expires_in must be between 60 and ${MAX_LIFETIME_SECONDS} seconds`,
     );
+  const sessionExpiresAtMs = input.embedSessionId ? await embedSessionExpiry(identity, input) : Infinity;
   const token = `${LINK_TOKEN_PREFIX}${randomBase62(32)}`;
   const now = defaults.now ?? new Date();
   const link = await db.connectLink.create({
@@ -47,10 +50,40 @@ export async function createConnectLink(
       tokenHash: hashToken(token),
       networks,
       redirectUrl,
-      expiresAt: new Date(now.getTime() + lifetime * 1000),
+      expiresAt: new Date(Math.min(now.getTime() + lifetime * 1000, sessionExpiresAtMs)),
+      embedSessionId: input.embedSessionId || null,
     },
   });
   return { link, token };
+}
+
+/**
+ * When the embed session a widget link is minted for expires (Unix ms): the link may not outlive
+ * it. The session must be live and of the caller's partner and workspace.
+ */
+async function embedSessionExpiry(identity: IdentityClient, input: ConnectLinkInput): Promise<number> {
+  const session = await liveEmbedSession(identity, input.embedSessionId);
+  if (!session) throw errors.unauthorized('this embed session has ended or expired');
+  if (session.partnerId !== input.partnerId || session.workspaceId !== input.workspaceId)
+    throw errors.forbidden('this embed session belongs to another workspace');
+  return Date.parse(session.expiresAt);
+}
+
+/** The embed session, while it is live; undefined once ended, expired or purged. */
+async function liveEmbedSession(identity: IdentityClient, sessionId: string) {
+  try {
+    const { session, live } = await identity.describeEmbedSession({ sessionId });
+    return live ? session : undefined;
+  } catch (error) {
+    // Ended sessions are purged a day later: an unknown one has ended.
+    if (error instanceof ServiceError && error.code === 'not_found') return undefined;
+    throw error;
+  }
+}
+
+/** Whether a widget link's embed session has ended or expired (a link minted over REST has none). */
+export async function embedSessionEnded(identity: IdentityClient, link: ConnectLink): Promise<boolean> {
+  return link.embedSessionId ? !(await liveEmbedSession(identity, link.embedSessionId)) : false;
 }
 
 function checkNetworks(networks: string[]): Network[] {
@@ -82,21 +115,40 @@ export function checkRedirectUrl(text: string): string {
 
 export type LinkState = 'open' | 'expired' | 'unknown';
 
-/** Finds the link a browser presents; never throws for a bad token (the page explains instead). */
+/** What reading a link needs: its table, and identity for the embed session of a widget link. */
+interface LinkReader {
+  db: Db;
+  identity: IdentityClient;
+}
+
+/**
+ * Finds the link a browser presents; never throws for a bad token (the page explains instead). A
+ * widget link whose embed session has ended is expired: ending the session ends its links.
+ */
 export async function findLink(
-  db: Db,
+  { db, identity }: LinkReader,
   token: string,
   now = new Date(),
 ): Promise<{ state: LinkState; link: ConnectLink | null }> {
   if (!token.startsWith(LINK_TOKEN_PREFIX)) return { state: 'unknown', link: null };
   const link = await db.connectLink.findUnique({ where: { tokenHash: hashToken(token) } });
   if (!link) return { state: 'unknown', link: null };
-  return { state: link.expiresAt > now ? 'open' : 'expired', link };
+  return { state: await usableState(identity, link, now), link };
+}
+
+/** 'open' while the link may be used: not past its expiry, and its embed session (if any) live. */
+async function usableState(
+  identity: IdentityClient,
+  link: ConnectLink,
+  now = new Date(),
+): Promise<'open' | 'expired'> {
+  if (link.expiresAt <= now) return 'expired';
+  return (await embedSessionEnded(identity, link)) ? 'expired' : 'open';
 }
 
 /** The link, when it can still be used; otherwise the error the hosted page turns into a message. */
-export async function openLink(db: Db, token: string, now = new Date()): Promise<ConnectLink> {
-  const { state, link } = await findLink(db, token, now);
+export async function openLink(reader: LinkReader, token: string, now = new Date()): Promise<ConnectLink> {
+  const { state, link } = await findLink(reader, token, now);
   if (state === 'unknown' || !link) throw errors.notFound('connect link');
   if (state === 'expired') throw new ServiceError('conflict', 'this connect link has expired');
   return link;

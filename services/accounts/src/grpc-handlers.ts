@@ -45,6 +45,7 @@ export function accountsHandlers(
           networks: req.networks,
           redirectUrl: req.redirectUrl,
           expiresInSeconds: req.expiresInSeconds,
+          embedSessionId: req.embedSessionId,
         },
         { ttlSeconds: ctx.config.CONNECT_LINK_TTL_SECONDS, now: ctx.now() },
       );
@@ -61,7 +62,7 @@ export function accountsHandlers(
       };
     },
     async getConnectPage(req) {
-      const { state, link } = await findLink(ctx.db, req.linkToken, ctx.now());
+      const { state, link } = await findLink(ctx, req.linkToken, ctx.now());
       if (!link || state !== 'open') return { linkState: state };
       const [{ workspace }, accounts] = await Promise.all([
         ctx.identity.describeWorkspace({ workspaceId: link.workspaceId }),
@@ -76,13 +77,14 @@ export function accountsHandlers(
       };
     },
     async startConnect(req) {
-      return { dialogUrl: await startConnect(ctx, req.linkToken, req.network) };
+      return startConnect(ctx, req.linkToken, req.network);
     },
     async completeConnect(req) {
       const outcome = await completeConnect(ctx, {
         state: req.state,
         code: req.code,
         error: req.error,
+        browserNonce: req.browserNonce,
       });
       return { outcome: toOutcomeMessage(outcome) };
     },
@@ -90,7 +92,7 @@ export function accountsHandlers(
       return { outcome: toOutcomeMessage(await choosePages(ctx, req.choiceId, req.pageIds)) };
     },
     async disconnectFromPage(req) {
-      const { state, link } = await findLink(ctx.db, req.linkToken, ctx.now());
+      const { state, link } = await findLink(ctx, req.linkToken, ctx.now());
       if (!link || state !== 'open') throw errors.notFound('connect link');
       await disconnectFromLink(ctx, link.workspaceId, req.accountId);
       return {};

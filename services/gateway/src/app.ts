@@ -22,7 +22,10 @@ import type { GatewayConfig } from './config.ts';
 import { CONNECT_PREFIXES, connectRoutes } from './connect/routes.ts';
 import { embedAppRoutes } from './embed/app-routes.ts';
 import { EmbedStreams } from './embed/event-streams.ts';
+import { sessionCheck } from './embed/session-check.ts';
 import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
+import { StreamSlots } from './embed/stream-slots.ts';
+import { clientKey, trustProxyOption } from './http/client-address.ts';
 import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
@@ -65,19 +68,26 @@ export interface GatewayDeps {
 
 /**
  * Every public route, in one list: it registers handlers and generates the OpenAPI document.
- * `config` carries the upload limit (its default applies when left out, as in the matrix test);
+ * `config` carries the upload limits (their defaults apply when left out, as in the matrix test);
  * `streams` serves the widget's event stream (left out where routes are only listed).
  */
 export function allRoutes(
   clients: ServiceClients,
-  config?: Pick<GatewayConfig, 'MEDIA_MAX_BYTES'>,
+  config?: Pick<GatewayConfig, 'MEDIA_MAX_BYTES' | 'MEDIA_UPLOADS_PER_PARTNER' | 'MEDIA_UPLOADS_TOTAL'>,
   streams?: EmbedStreams,
 ): AnyRoute[] {
   const rest = [
     ...workspaceRoutes(clients.identity),
     ...keyRoutes(clients.identity),
     ...accountRoutes(clients.accounts),
-    ...mediaRoutes(clients.publishing, config?.MEDIA_MAX_BYTES),
+    ...mediaRoutes(
+      clients.publishing,
+      config && {
+        maxBytes: config.MEDIA_MAX_BYTES,
+        perPartner: config.MEDIA_UPLOADS_PER_PARTNER,
+        total: config.MEDIA_UPLOADS_TOTAL,
+      },
+    ),
     ...postRoutes(clients.publishing),
     ...conversationRoutes(clients.inbox),
     ...webhookRoutes(clients.webhooks),
@@ -99,8 +109,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     genReqId: (req) => saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newRequestId(),
     routerOptions: { ignoreTrailingSlash: true },
-    // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For.
-    trustProxy: config.TRUST_PROXY,
+    // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For, as
+    // far as the configured proxies vouch for it.
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     // While it drains at stop, a request that comes on a kept-alive connection is served like the
     // ones in flight, not refused with Fastify's bare 503 (no error envelope); /readyz already
     // sends new traffic elsewhere (seen in the fault suite's SIGTERM of a gateway replica).
@@ -118,7 +129,22 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   if (metrics) app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
   allowSessionLookupFromHosts(app, clients.identity);
 
-  const streams = new EmbedStreams(deps.bus, deps.logger, config.EMBED_HEARTBEAT_MS);
+  const streams = new EmbedStreams(
+    deps.bus,
+    deps.logger,
+    {
+      heartbeatMs: config.EMBED_HEARTBEAT_MS,
+      recheckMs: config.EMBED_SESSION_RECHECK_MS,
+      maxBufferedBytes: config.EMBED_STREAM_BUFFER_BYTES,
+    },
+    new StreamSlots(deps.limiter.redis, config.REDIS_PREFIX, {
+      perSession: config.EMBED_STREAMS_PER_SESSION,
+      perPartner: config.EMBED_STREAMS_PER_PARTNER,
+      // Renewed by every heartbeat; a gateway that dies gives its streams' slots back after this.
+      leaseMs: config.EMBED_HEARTBEAT_MS * 3,
+    }),
+    sessionCheck(deps.limiter, clients.identity, deps.logger),
+  );
   // Open streams never end by themselves: they end first, so the server's close can finish.
   app.addHook('preClose', async () => streams.close());
   const routes = allRoutes(clients, config, streams);
@@ -133,7 +159,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
 }
 
 /** Authenticates `/v1` requests and applies the key's rate limit (one Redis script per request). */
-function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHandler {
+function authenticate({ limiter, clients, config }: GatewayDeps): onRequestAsyncHookHandler {
   return async (request, reply) => {
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
@@ -142,9 +168,10 @@ function authenticate({ limiter, clients }: GatewayDeps): onRequestAsyncHookHand
     // endpoint authenticates in its own scope (it also reads X-Service-Workspace).
     if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route) || MCP_PATHS.includes(route)) return;
     const { principal, limit } = await authenticateRequest(
-      request.headers.authorization,
+      { header: request.headers.authorization, client: clientKey(request) },
       limiter,
       clients.identity,
+      config.AUTH_FAILURES_PER_MINUTE,
     );
     request.principal = principal;
     applyLimit(reply, limit, principal);

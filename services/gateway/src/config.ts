@@ -1,5 +1,6 @@
-import { appEnv, baseConfigSchema, envBoolean, envInt, envSecret, loadConfig, z } from '@svc/config';
+import { appEnv, baseConfigSchema, envInt, envSecret, loadConfig, z } from '@svc/config';
 import { envKeyring } from '@svc/crypto';
+import { envOrigins, envTrustProxy } from './http/client-address.ts';
 
 export function gatewayConfigSchema(env = process.env) {
   const mode = appEnv(env);
@@ -20,14 +21,32 @@ export function gatewayConfigSchema(env = process.env) {
     REDIS_PREFIX: z.string().default(''),
     RATE_LIMIT_WINDOW_MS: envInt(60_000, { min: 100 }),
     UNAUTHENTICATED_LIMIT_PER_MINUTE: envInt(60, { min: 1 }),
+    // Browser origins allowed to call /mcp (comma-separated, each as a browser sends it, e.g.
+    // https://app.example.com); a request with any other Origin is refused (DNS rebinding).
+    MCP_ALLOWED_ORIGINS: envOrigins(),
+    // Failed authentications (unknown, revoked or expired credentials) per client address and
+    // minute; past it, uncached credentials from that address are answered 429 without a lookup.
+    AUTH_FAILURES_PER_MINUTE: envInt(30, { min: 1 }),
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
     // Media uploads (multipart, POST /v1/media only): same default as publishing's MEDIA_MAX_BYTES.
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
+    // Uploads read into this process's memory at once, per partner and in all (429 beyond):
+    // same names and defaults as publishing's bound on what it decodes.
+    MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
+    MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
     // Comment lines on the widget's event stream, so proxies keep it open and dead clients show.
     EMBED_HEARTBEAT_MS: envInt(15_000, { min: 100 }),
-    // Set when a proxy in front of the gateway sets X-Forwarded-For (per-IP limits use it).
-    TRUST_PROXY: envBoolean(false),
+    // Open widget event streams (across replicas) per embed session and per partner; beyond, 429.
+    EMBED_STREAMS_PER_SESSION: envInt(3, { min: 1 }),
+    EMBED_STREAMS_PER_PARTNER: envInt(1000, { min: 1 }),
+    // A stream whose reader falls this far behind is dropped (the widget reconnects and reloads).
+    EMBED_STREAM_BUFFER_BYTES: envInt(64 * 1024, { min: 1024 }),
+    // How often an open stream re-checks its session (ended, expired, workspace deleted).
+    EMBED_SESSION_RECHECK_MS: envInt(30_000, { min: 100 }),
+    // Which proxies in front of the gateway may name the client in X-Forwarded-For (per-IP limits
+    // use it): a hop count or their IPs/CIDRs; see http/client-address.ts.
+    TRUST_PROXY: envTrustProxy(),
     // Seals the answers kept for Idempotency-Key replays (a minted workspace key among them).
     ENCRYPTION_KEYS: envKeyring(mode),
   });

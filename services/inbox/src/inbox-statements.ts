@@ -4,8 +4,10 @@ import type { ConversationFilter } from './inbox-rows.ts';
  * The inbox store's longer SQL statements (see InboxStore), kept apart so the store reads as what
  * it does. Unqualified names resolve in the `inbox` schema (the pool's search_path).
  */
+/** A conversation with our post id: the object's, as published by the conversation's own account. */
 export const CONVERSATION = `SELECT c.*, po.post_id FROM conversations c
-  LEFT JOIN published_objects po ON c.kind = 'comments' AND po.platform_id = c.thread_key`;
+  LEFT JOIN published_objects po
+    ON c.kind = 'comments' AND po.account_id = c.account_id AND po.platform_id = c.thread_key`;
 
 export const MESSAGE = `SELECT m.*, p.id AS parent_id, pr.text AS private_reply_text FROM messages m
   LEFT JOIN messages p ON p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id
@@ -67,7 +69,8 @@ export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHER
              GROUP BY id) n
        WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
        RETURNING c.*, (SELECT po.post_id FROM published_objects po
-                       WHERE c.kind = 'comments' AND po.platform_id = c.thread_key) AS post_id`;
+                       WHERE c.kind = 'comments' AND po.account_id = c.account_id
+                         AND po.platform_id = c.thread_key) AS post_id`;
 
 export const MARK_SENT = `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
        WHERE id = $1 AND state = 'sending'`;
@@ -77,14 +80,16 @@ export const ADOPT_SENDING = `UPDATE messages SET state = 'sent', platform_messa
                    AND text IS NOT DISTINCT FROM $2 ORDER BY stored_at LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING id`;
 
-export const INSERT_PUBLISHED_OBJECTS = `INSERT INTO published_objects (platform_id, post_id, workspace_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING`;
+export const INSERT_PUBLISHED_OBJECTS = `INSERT INTO published_objects
+         (account_id, platform_id, post_id, workspace_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`;
 
-/** A workspace's inbox, messages first (they reference conversations). */
+/** A workspace's inbox, messages first (they reference conversations), and what imports knew. */
 export const PURGE_WORKSPACE = [
   'DELETE FROM messages WHERE conversation_id IN (SELECT id FROM conversations WHERE workspace_id = $1)',
   'DELETE FROM conversations WHERE workspace_id = $1',
   'DELETE FROM published_objects WHERE workspace_id = $1',
+  'DELETE FROM account_imports WHERE workspace_id = $1',
 ];
 
 export const UPDATE_CONVERSATION = `UPDATE conversations SET

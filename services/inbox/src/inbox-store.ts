@@ -282,16 +282,20 @@ export class InboxStore {
     await db.query(SETTLE_PRIVATE_REPLY, [id, state, replyId]);
   }
 
-  async recordPublishedObjects(objects: { platformId: string; postId: string; workspaceId: string }[]) {
+  /** Our posts' network objects, each under the account that published it. */
+  async recordPublishedObjects(
+    objects: { accountId: string; platformId: string; postId: string; workspaceId: string }[],
+  ) {
     if (objects.length === 0) return;
     await this.pool.query(INSERT_PUBLISHED_OBJECTS, [
+      objects.map((o) => o.accountId),
       objects.map((o) => o.platformId),
       objects.map((o) => o.postId),
       objects.map((o) => o.workspaceId),
     ]);
   }
 
-  /** `workspace.deleted`: its conversations, messages and published objects go. */
+  /** `workspace.deleted`: its conversations, messages, published objects and import marks go. */
   async purgeWorkspace(workspaceId: string): Promise<void> {
     await transaction(this.pool, async (tx) => {
       for (const statement of PURGE_WORKSPACE) await tx.query(statement, [workspaceId]);

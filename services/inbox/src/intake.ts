@@ -2,6 +2,7 @@ import type { MetaWebhook } from '@svc/bus';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
+import type { AccountImports } from './account-imports.ts';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import type { InboxEvents, Recorded } from './inbox-events.ts';
 import { type NewConversation, type NewMessage, threadOf } from './inbox-rows.ts';
@@ -9,10 +10,14 @@ import type { InboxStore } from './inbox-store.ts';
 import { type CommentItem, type DmItem, type InboundItem, inboxItems } from './meta-webhook.ts';
 import type { NetworkLookups } from './network-lookups.ts';
 
-/** One item for one account it is about, with its conversation as it would be created. */
-interface Plan {
+/** One item and one account it is about. */
+interface Target {
   item: InboundItem;
   account: InboxAccount;
+}
+
+/** A target with its conversation as it would be created. */
+interface Plan extends Target {
   conversation: NewConversation;
 }
 
@@ -21,12 +26,14 @@ interface Plan {
  * least once and out of order, JetStream redelivers after a crash, so a message is recorded only
  * if its network id is new for its account, and its event is written in the same transaction. The
  * echo of a message we sent marks ours as seen instead of adding one; a message the business sent
- * from the network's own app is recorded as outbound with source `network`.
+ * from the network's own app is recorded as outbound with source `network`. Only active accounts
+ * take webhooks: see activeTargets.
  */
 export class Intake {
   constructor(
     private readonly deps: {
       store: InboxStore;
+      imports: AccountImports;
       accounts: AccountsDirectory;
       lookups: NetworkLookups;
       events: InboxEvents;
@@ -39,7 +46,8 @@ export class Intake {
   async receive(webhook: MetaWebhook): Promise<void> {
     const items = inboxItems(JSON.parse(webhook.body));
     if (items.length === 0) return;
-    const plans = (await Promise.all(items.map((item) => this.plan(item)))).flat().sort(byThread);
+    const targets = await this.activeTargets(items);
+    const plans = (await Promise.all(targets.map((target) => this.plan(target)))).sort(byThread);
     if (plans.length === 0) return;
     // Our own sends' echoes may complete a send in flight: those go one by one (rare); the rest of
     // a webhook, however many messages Meta batched in it, in a few statements.
@@ -83,16 +91,35 @@ export class Intake {
     return { messages, conversations };
   }
 
-  /** The accounts an item is about (every workspace that connected it), with what to look up first. */
-  private async plan(item: InboundItem): Promise<Plan[]> {
-    const accounts = await this.deps.accounts.withPlatformId(item.network, item.accountPlatformId);
-    return Promise.all(
-      accounts.map(async (account) => ({
+  /**
+   * Each item with the accounts it is about (every workspace that connected that Page or
+   * profile) that are active. One expired, revoked, in error or gone takes nothing: no
+   * conversation, no message, no event. Its part of the webhook is dropped (and acked: Meta and
+   * JetStream would only send it again), with one line naming the account and its status, and
+   * marked, so that the import when the account is active again brings what it carried (CatchUp).
+   */
+  private async activeTargets(items: InboundItem[]): Promise<Target[]> {
+    const { accounts, imports, logger } = this.deps;
+    const targetsOf = async (item: InboundItem) =>
+      (await accounts.withPlatformId(item.network, item.accountPlatformId)).map((account) => ({
         item,
         account,
-        conversation: await this.conversationOf(item, account),
-      })),
-    );
+      }));
+    const targets = (await Promise.all(items.map(targetsOf))).flat();
+    const dropped = targets.filter((t) => t.account.status !== 'active');
+    if (dropped.length === 0) return targets;
+    for (const account of new Map(dropped.map((t) => [t.account.id, t.account])).values())
+      logger.info(
+        { account: account.id, status: account.status },
+        'webhook dropped: the account is not active',
+      );
+    await imports.markMissed(dropped.map((t) => ({ account: t.account, at: t.item.at })));
+    return targets.filter((t) => t.account.status === 'active');
+  }
+
+  /** A target with its conversation, looked up first (contact, object). */
+  private async plan({ item, account }: Target): Promise<Plan> {
+    return { item, account, conversation: await this.conversationOf(item, account) };
   }
 
   private async conversationOf(item: InboundItem, account: InboxAccount): Promise<NewConversation> {

@@ -41,7 +41,9 @@ export class NetworkLookups {
 
   async object(account: InboxAccount, objectId: string, permalink: string | null): Promise<ObjectInfo> {
     const fallback = { id: objectId, permalink, caption: null };
-    return this.remembered(this.objects, objectId, fallback, () => this.lookUpObject(account, objectId));
+    // Per account, as contacts are: what one tenant's token read is never shown to another.
+    const key = `${account.id}:object:${objectId}`;
+    return this.remembered(this.objects, key, fallback, () => this.lookUpObject(account, objectId));
   }
 
   close(): void {

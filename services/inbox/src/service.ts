@@ -10,10 +10,10 @@ import {
   startGrpcServer,
 } from '@svc/contracts';
 import { createPool } from '@svc/db';
-import { ServiceError } from '@svc/errors';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
+import { AccountImports } from './account-imports.ts';
 import { AccountsDirectory } from './accounts-directory.ts';
 import { CatchUp } from './catch-up.ts';
 import type { InboxConfig } from './config.ts';
@@ -30,9 +30,6 @@ const SCHEMA = 'inbox';
 const CATCH_UP_ACK_WAIT_MS = 120_000;
 
 type Parts = Awaited<ReturnType<typeof openParts>>;
-
-/** Refusals that say the account is no longer there to read from. */
-const GONE = new Set(['account_disconnected', 'not_found']);
 
 /**
  * Starts the inbox service: the intake of provider webhooks, the history import of newly
@@ -81,44 +78,51 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const graph = close('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   const lookups = close('network lookups', new NetworkLookups(graph, accounts, logger));
   const events = new InboxEvents(store, workspaces, now);
-  const catchUp = new CatchUp({ store, accounts, graph, logger, now });
-  return { bus, store, workspaces, accounts, publishing, graph, lookups, events, catchUp, logger, now };
+  const imports = new AccountImports(pool);
+  const catchUp = new CatchUp({ store, imports, accounts, events, graph, logger, now });
+  return {
+    bus,
+    store,
+    imports,
+    workspaces,
+    accounts,
+    publishing,
+    graph,
+    lookups,
+    events,
+    catchUp,
+    logger,
+    now,
+  };
 }
 
-/** Provider webhooks in, history of new accounts, our published objects, deleted workspaces out. */
+/** Provider webhooks in, history of new and returning accounts, our published objects, purges. */
 async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
-  const { bus, store, accounts, catchUp } = parts;
+  const { bus, store, catchUp } = parts;
   const intake = new Intake({ ...parts, appId: config.META_APP_ID });
   await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook) => intake.receive(webhook), {
     concurrency: config.INBOX_INTAKE_CONCURRENCY,
   });
-  // An account that is gone, or connected without what the network needs (status error), has no
-  // history to read: its token is refused, and retrying would never help.
-  const importHistory = async (accountId: string) => {
-    const account = await accounts.byId(accountId);
-    if (account?.status !== 'active') return;
-    await catchUp.run(account).catch((error: unknown) => {
-      if (!(error instanceof ServiceError && GONE.has(error.code))) throw error;
-      parts.logger.info(
-        { account: accountId, reason: error.message },
-        'history not imported: the account left active',
-      );
-    });
-  };
+  const importing = { ackWaitMs: CATCH_UP_ACK_WAIT_MS };
   await runtime.consume(
     bus,
     CONSUMERS.inboxAccountConnected,
-    (event) => importHistory(event.data.account.id),
-    {
-      ackWaitMs: CATCH_UP_ACK_WAIT_MS,
-    },
+    (event) => catchUp.afterConnect(event.data.account.id),
+    importing,
+  );
+  await runtime.consume(
+    bus,
+    CONSUMERS.inboxAccountChanged,
+    (event) => catchUp.afterChange(event.data.account.id),
+    importing,
   );
   await runtime.consume(bus, CONSUMERS.inboxPostEvents, (event) =>
     store.recordPublishedObjects(
       event.data.post.targets.flatMap((target) =>
-        target.platform_post_id
+        target.platform_post_id && typeof target.account === 'string'
           ? [
               {
+                accountId: target.account,
                 platformId: target.platform_post_id,
                 postId: event.data.post.id,
                 workspaceId: event.workspace ?? '',

@@ -62,15 +62,27 @@ export async function connectedWorkspace(
 ): Promise<Connected> {
   const workspace = (await h.call('POST', '/v1/workspaces', { name })).body.id as string;
   const user = existing ?? (await sandboxUser(h, name));
-  const stack = { sandbox: { url: h.system.addresses.sandboxUrl }, sandboxControl: h.system.sandboxControl };
-  const link = (await h.call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
-  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
+  await connectUser(h, workspace, user);
   type Listed = Connected['ig'] & { network: string };
   const accounts = (await h.call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as Listed[];
   const ig = accounts.find((a) => a.network === 'photo_network');
   const page = accounts.find((a) => a.network === 'page_network');
   if (!ig || !page) throw new Error('accounts not connected');
   return { workspace, user, ig, page };
+}
+
+/**
+ * The sandbox user approves the hosted connect flow of a new link of the workspace: the first
+ * time, its Page and Instagram account are connected; again, they are reconnected (active again).
+ */
+export async function connectUser(
+  h: InboxHarness,
+  workspace: string,
+  user: Connected['user'],
+): Promise<void> {
+  const stack = { sandbox: { url: h.system.addresses.sandboxUrl }, sandboxControl: h.system.sandboxControl };
+  const link = (await h.call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
+  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
 }
 
 /** A sandbox user with a Page and its linked Instagram account, not connected yet. */

@@ -28,6 +28,17 @@ export function publishingConfigSchema(env = process.env) {
     S3_ACCESS_KEY_ID: z.string().default(''),
     S3_SECRET_ACCESS_KEY: z.string().default(''),
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
+    // Images with more pixels are refused at upload and never decoded: a few KB of compressed
+    // pixels can claim 16383x16383 and take GiBs to decode. 36 megapixels is far above what the
+    // networks show (Instagram at most 1440 px wide, Facebook photos at most 2048 px a side).
+    MEDIA_MAX_PIXELS: envInt(36_000_000, { min: 1 }),
+    // Image decodes and conversions one process runs at once (each up to MEDIA_MAX_PIXELS x 4
+    // bytes of memory); more wait their turn.
+    MEDIA_IMAGE_CONCURRENCY: envInt(2, { min: 1, max: 64 }),
+    // Uploads and fetches by URL one process handles at once, per partner and in all; a request
+    // over either bound is refused with 429 rate_limited (and Retry-After).
+    MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
+    MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
     MEDIA_FETCH_TIMEOUT_MS: envInt(10_000, { min: 100 }),
     // Media are fetched by the networks from signed, expiring URLs on the gateway.
     PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),

@@ -275,17 +275,20 @@ describe('media by URL', () => {
       const gateway = await stack.startGateway({ PUBLISHING_GRPC_URL: `127.0.0.1:${strict.port}` });
       const strictCall = api(gateway.url, key);
       const port = new URL(filesUrl).port;
-      for (const [url, words] of [
-        [`${filesUrl}/photo.png`, 'loopback address (127.0.0.1)'],
-        [`http://localhost:${port}/photo.png`, 'loopback address'],
-        ['http://169.254.169.254/latest/meta-data/', 'link-local (cloud metadata)'],
-        ['http://10.0.0.1/x.png', 'private address'],
-        ['http://[::ffff:127.0.0.1]/x.png', 'loopback'],
+      for (const url of [
+        `${filesUrl}/photo.png`,
+        `http://localhost:${port}/photo.png`,
+        'http://169.254.169.254/latest/meta-data/',
+        'http://10.0.0.1/x.png',
+        'http://[::ffff:127.0.0.1]/x.png',
+        'http://[::ffff:0:7f00:1]/x.png',
+        'http://[64:ff9b:1::a9fe:a9fe]/x.png',
       ]) {
         const res = await strictCall('POST', '/v1/media', { workspace, url });
         expect(res.status, url).toBe(400);
         expect(res.body.error, url).toMatchObject({ code: 'validation_error', field: 'url' });
-        expect(res.body.error.message, url).toContain(words);
+        expect(res.body.error.message, url).toContain('an address that is not allowed');
+        expect(res.body.error.message, url).not.toMatch(/127\.0\.0\.1|loopback|private/);
       }
     } finally {
       await strict.stop();

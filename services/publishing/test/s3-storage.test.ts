@@ -75,12 +75,16 @@ async function upload(key: string, workspace: string, bytes: Buffer): Promise<st
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 
 describe('S3 media storage', () => {
-  // Guarantee: the driver keeps the storage interface's promises: bytes back as written, null for
-  // a missing key, deleting twice is no error, and a key that could escape the prefix is refused.
+  // Guarantee: the driver keeps the storage interface's promises: bytes back as written (whole or
+  // as a stream with their size), null for a missing key, deleting twice is no error, and a key that could escape the prefix is refused.
   it('puts, gets and deletes objects', async () => {
     const bytes = Buffer.from('not really an image');
     await storage.put('med_driver.jpeg', bytes);
     expect(await storage.get('med_driver.jpeg')).toEqual(bytes);
+    const opened = await storage.open('med_driver.jpeg');
+    expect(opened?.size).toBe(bytes.length);
+    expect(Buffer.concat(await (opened?.body.toArray() ?? []))).toEqual(bytes);
+    expect(await storage.open('med_missing.jpeg')).toBeNull();
     await storage.delete('med_driver.jpeg');
     await storage.delete('med_driver.jpeg');
     expect(await storage.get('med_driver.jpeg')).toBeNull();

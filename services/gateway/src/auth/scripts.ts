@@ -9,16 +9,19 @@
  * Returned times are milliseconds; the gateway rounds them up to whole seconds for headers.
  */
 const SLIDING_WINDOW = `
-local function sliding_window(key_prefix, limit, window, now)
+-- record: 'always' counts the cost, refused or not; 'if_allowed' only when it fits; 'never' asks.
+local function sliding_window(key_prefix, limit, window, now, cost, record)
   local current_start = now - (now % window)
   local current_key = key_prefix .. ':' .. current_start
   local previous = tonumber(redis.call('GET', key_prefix .. ':' .. (current_start - window)) or '0')
-  local current = redis.call('INCR', current_key)
-  if current == 1 then redis.call('PEXPIRE', current_key, window * 2) end
+  local current = tonumber(redis.call('GET', current_key) or '0') + cost
   local elapsed = now - current_start
   local weight = (window - elapsed) / window
   local count = previous * weight + current
   local allowed = count <= limit
+  if record == 'always' or (record == 'if_allowed' and allowed) then
+    if redis.call('INCRBY', current_key, cost) == cost then redis.call('PEXPIRE', current_key, window * 2) end
+  end
   local remaining = math.max(0, math.floor(limit - count))
   -- How long until one more request fits: first within this window as the previous bucket's
   -- share shrinks, otherwise in the next window as this bucket's share shrinks.
@@ -30,7 +33,9 @@ local function sliding_window(key_prefix, limit, window, now)
       wait = (window - elapsed) + window * math.max(0, 1 - (limit - 1) / current)
     end
   end
-  return { allowed and 1 or 0, remaining, math.ceil(wait) }
+  -- Of the \`cost\` units just asked for, how many fit under the limit (a batch is served in part).
+  local fitting = math.max(0, math.min(cost, math.floor(limit - (count - cost))))
+  return { allowed and 1 or 0, remaining, math.ceil(wait), fitting }
 end
 
 local function now_ms()
@@ -53,15 +58,18 @@ local now = now_ms()
 -- An embed session past its expiry is refused like a revoked key (its entry may outlive it).
 if principal.embed and now >= tonumber(principal.embed.expires_at_ms) then return { 1 } end
 local limit = tonumber(principal.rate_limit_per_minute)
-local result = sliding_window(ARGV[1] .. 'rl:key:' .. principal.key_id, limit, tonumber(ARGV[2]), now)
+local result = sliding_window(ARGV[1] .. 'rl:key:' .. principal.key_id, limit, tonumber(ARGV[2]), now, 1, 'always')
 redis.call('HSET', KEYS[2], principal.key_id, now)
 return { 2, cached, result[1], result[2], result[3], limit }
 `;
 
 /**
- * For unauthenticated endpoints (per client IP).
- * KEYS[1] = counter key prefix, ARGV[1] = limit, ARGV[2] = window ms → {allowed, remaining, wait ms}
+ * A window of its own (per client IP on unauthenticated endpoints, failed authentications per
+ * client, the extra calls of an MCP batch on the key's window).
+ * KEYS[1] = counter key prefix, ARGV[1] = limit, ARGV[2] = window ms, ARGV[3] = cost,
+ * ARGV[4] = when to record the cost: always, if_allowed or never
+ * → {allowed, remaining, wait ms, how many of the cost's units fit}
  */
 export const LIMIT_ONLY = `${SLIDING_WINDOW}
-return sliding_window(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), now_ms())
+return sliding_window(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), now_ms(), tonumber(ARGV[3]), ARGV[4])
 `;

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { retryAfterSeconds } from '../auth/authenticate.ts';
 import type { Limiter } from '../auth/limiter.ts';
 import type { AccountsClient } from '../clients.ts';
+import { clientKey } from '../http/client-address.ts';
+import { bindingCookie, bindingCookieName, spentBindingCookie } from './browser-binding.ts';
 import { PAGE_CSP } from './html.ts';
 import { connectPage, messagePage, pickerPage, resultPage } from './pages.ts';
 import { CONNECT_CSS } from './style.ts';
@@ -42,7 +44,7 @@ export function connectRoutes(deps: ConnectDeps) {
       reply.header('X-Content-Type-Options', 'nosniff');
       reply.header('Referrer-Policy', 'no-referrer');
       reply.header('Cache-Control', 'no-store');
-      const limit = await deps.limiter.limitByIp(request.ip, deps.limitPerMinute);
+      const limit = await deps.limiter.limitByIp(clientKey(request), deps.limitPerMinute);
       if (!limit.allowed) {
         reply.header('Retry-After', String(retryAfterSeconds(limit)));
         return sendPage(
@@ -98,19 +100,20 @@ export function connectRoutes(deps: ConnectDeps) {
     scope.get<{ Params: { token: string; provider: string }; Querystring: { popup?: string } }>(
       '/:token/:provider/start',
       async (request, reply) => {
-        const { dialogUrl } = await deps.accounts.startConnect({
+        const started = await deps.accounts.startConnect({
           linkToken: request.params.token,
           network: request.params.provider,
         });
         const secure = request.protocol === 'https' ? '; Secure' : '';
         const cookie = `Path=${base}; Max-Age=3600; HttpOnly; SameSite=Lax${secure}`;
         reply.header('Set-Cookie', [
+          bindingCookie(started),
           `${LINK_COOKIE}=${encodeURIComponent(request.params.token)}; ${cookie}`,
           request.query.popup === '1'
             ? `${POPUP_COOKIE}=1; ${cookie}`
             : `${POPUP_COOKIE}=; Path=${base}; Max-Age=0`,
         ]);
-        return reply.redirect(dialogUrl, 302);
+        return reply.redirect(started.dialogUrl, 302);
       },
     );
 
@@ -118,10 +121,17 @@ export function connectRoutes(deps: ConnectDeps) {
       '/oauth/callback',
       async (request, reply) => {
         const q = request.query;
+        const state = q.state ?? '';
+        // The browser that started this flow brings its nonce; any other browser is refused.
+        const browserNonce = state
+          ? cookieValue(request.headers.cookie, bindingCookieName(state))
+          : undefined;
+        if (state) reply.header('Set-Cookie', spentBindingCookie(state, request.url.split('?')[0] ?? ''));
         const { outcome } = await deps.accounts.completeConnect({
-          state: q.state ?? '',
+          state,
           code: q.code ?? '',
           error: q.error ?? '',
+          browserNonce: browserNonce ?? '',
         });
         return answerOutcome(request, reply, base, outcome as ConnectOutcome);
       },
@@ -226,7 +236,16 @@ function formOf(body: unknown): URLSearchParams {
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of header?.split(';') ?? []) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key === name) return decodedOrUndefined(rest.join('='));
   }
   return undefined;
+}
+
+/** A malformed escape in a cookie is the browser's own doing: read as no cookie, not a 500. */
+function decodedOrUndefined(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return undefined;
+  }
 }

@@ -33,8 +33,16 @@ export function endedPage(base: string): string {
  * The app's Content-Security-Policy: its own script, style and API only; images from us or
  * picked files (blob:); framed by the session's allowed origins alone.
  */
+/**
+ * An origin that can stand in `frame-ancestors` as it is: scheme, DNS host, optional port, and no
+ * character that could end the directive. Identity refuses anything else when a session is minted;
+ * sessions stored before it did are filtered here rather than trusted.
+ */
+const SAFE_ORIGIN = /^https?:\/\/[a-z0-9.-]{1,253}(:\d{1,5})?$/;
+
 export function appCsp(allowedOrigins: string[]): string {
-  const ancestors = allowedOrigins.length > 0 ? allowedOrigins.join(' ') : "'none'";
+  const safe = allowedOrigins.filter((origin) => SAFE_ORIGIN.test(origin));
+  const ancestors = safe.length > 0 ? safe.join(' ') : "'none'";
   return [
     "default-src 'none'",
     "script-src 'self'",

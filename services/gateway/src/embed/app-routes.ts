@@ -6,6 +6,7 @@ import type { Limiter } from '../auth/limiter.ts';
 import type { IdentityClient } from '../clients.ts';
 import { PAGE_CSP } from '../connect/html.ts';
 import { messagePage } from '../connect/pages.ts';
+import { clientKey } from '../http/client-address.ts';
 import { appCsp, appPage, endedPage } from './app-page.ts';
 
 /**
@@ -53,7 +54,7 @@ export function embedAppRoutes(deps: EmbedAppDeps) {
 
     scope.get<{ Querystring: { session?: string } }>('/embed/app', async (request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const limit = await deps.limiter.limitByIp(request.ip, deps.limitPerMinute);
+      const limit = await deps.limiter.limitByIp(clientKey(request), deps.limitPerMinute);
       if (!limit.allowed) {
         reply.header('Retry-After', String(retryAfterSeconds(limit)));
         return refuse(

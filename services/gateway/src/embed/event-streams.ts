@@ -1,10 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { type Bus, eventEnvelopeSchema, STREAMS, SUBJECTS } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import type { Principal, Surface } from '../auth/principal.ts';
+import type { StreamSlot, StreamSlots } from './stream-slots.ts';
 
-/** A stream whose client reads this far behind is dropped (it reconnects and reloads). */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
+export interface StreamOptions {
+  /** A comment line this often, so proxies keep the stream open and dead clients show. */
+  heartbeatMs: number;
+  /** How often each stream asks whether its session still holds (see session-check.ts). */
+  recheckMs: number;
+  /** A stream whose client reads this far behind is dropped (it reconnects and reloads). */
+  maxBufferedBytes: number;
+}
+
+/** Whether the session behind a token hash still holds. */
+export type SessionCheck = (tokenHash: string) => Promise<boolean>;
 
 /** Which surface an event belongs to, by its type; events of no surface are not streamed. */
 function surfaceOf(type: string): Surface | undefined {
@@ -21,6 +32,7 @@ interface OpenStream {
   principal: Principal;
   out: PassThrough;
   timers: NodeJS.Timeout[];
+  slot: StreamSlot;
 }
 
 /**
@@ -42,7 +54,9 @@ export class EmbedStreams {
   constructor(
     private readonly bus: Bus,
     private readonly logger: Logger,
-    private readonly heartbeatMs: number,
+    private readonly options: StreamOptions,
+    private readonly slots: StreamSlots,
+    private readonly sessionHolds: SessionCheck,
   ) {}
 
   /**
@@ -66,11 +80,18 @@ export class EmbedStreams {
     this.subscriptions.length = 0;
   }
 
-  /** Opens a stream for an embed session; it closes when the client goes away. */
-  open(principal: Principal): Readable {
+  /**
+   * Opens a stream for an embed session (its token's hash lets the stream re-check the session);
+   * refused with 429 when the session or its partner already holds its share of streams. It
+   * closes when the client goes away.
+   */
+  async open(principal: Principal, tokenHash: string): Promise<Readable> {
+    const slot = await this.slots.open(randomUUID(), principal.keyId, principal.partnerId);
     const workspace = principal.workspaceId ?? '';
-    const stream: OpenStream = { principal, out: new PassThrough(), timers: [] };
-    stream.timers.push(setInterval(() => this.write(stream, ': heartbeat\n\n'), this.heartbeatMs));
+    const stream: OpenStream = { principal, out: new PassThrough(), timers: [], slot };
+    const { heartbeatMs, recheckMs } = this.options;
+    stream.timers.push(setInterval(() => this.heartbeat(stream), heartbeatMs));
+    stream.timers.push(setInterval(() => this.recheck(stream, tokenHash), recheckMs));
     const expiresInMs = (principal.embed?.expiresAtMs ?? 0) - Date.now();
     stream.timers.push(setTimeout(() => this.end(stream, 'expired'), Math.max(0, expiresInMs)));
     for (const timer of stream.timers) timer.unref();
@@ -82,6 +103,17 @@ export class EmbedStreams {
     void this.subscribed.then(() => this.write(stream, ': connected\nretry: 3000\n\n'));
     stream.out.on('close', () => this.forget(stream));
     return stream.out;
+  }
+
+  private heartbeat(stream: OpenStream): void {
+    this.write(stream, ': heartbeat\n\n');
+    stream.slot.renew().catch(() => {});
+  }
+
+  private async recheck(stream: OpenStream, tokenHash: string): Promise<void> {
+    if (stream.out.writableEnded || (await this.sessionHolds(tokenHash))) return;
+    this.logger.info({ session: stream.principal.keyId }, 'embed stream: its session no longer holds; ended');
+    this.end(stream, 'ended');
   }
 
   /** Open streams on this gateway (for tests and metrics). */
@@ -138,7 +170,7 @@ export class EmbedStreams {
 
   private write(stream: OpenStream, frame: string): void {
     if (stream.out.writableEnded) return;
-    if (stream.out.writableLength > MAX_BUFFERED_BYTES) {
+    if (stream.out.writableLength > this.options.maxBufferedBytes) {
       this.logger.warn({ session: stream.principal.keyId }, 'embed stream too far behind: dropped');
       stream.out.destroy();
       return;
@@ -146,12 +178,14 @@ export class EmbedStreams {
     stream.out.write(frame);
   }
 
+  /** Once per stream (ending it and its client leaving both come here). */
   private forget(stream: OpenStream): void {
-    for (const timer of stream.timers) clearTimeout(timer);
     const workspace = stream.principal.workspaceId ?? '';
     const set = this.byWorkspace.get(workspace);
-    set?.delete(stream);
-    if (set?.size === 0) this.byWorkspace.delete(workspace);
+    if (!set?.delete(stream)) return;
+    for (const timer of stream.timers) clearTimeout(timer);
+    void stream.slot.release();
+    if (set.size === 0) this.byWorkspace.delete(workspace);
     if (this.byWorkspace.size === 0) this.unsubscribe();
   }
 }

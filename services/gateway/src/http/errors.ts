@@ -15,6 +15,8 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error }, 'request failed');
     }
     await drainUnreadBody(request, reply);
+    if (serviceError.retryAfterSeconds !== undefined)
+      reply.header('Retry-After', String(Math.max(1, Math.ceil(serviceError.retryAfterSeconds))));
     return reply.code(serviceError.httpStatus).send({ error: serviceError.toBody() });
   });
   const allowed = new AllowedMethods();

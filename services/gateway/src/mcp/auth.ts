@@ -7,6 +7,7 @@ import type { Limiter } from '../auth/limiter.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { IdentityClient } from '../clients.ts';
+import { clientKey } from '../http/client-address.ts';
 
 /** The header naming the workspace a partner key works in over MCP (spec 4, `/mcp` row of 5). */
 const WORKSPACE_HEADER = 'x-service-workspace';
@@ -20,6 +21,17 @@ export interface McpCaller {
   key: Principal;
   workspaceId: Id<'workspace'>;
   scoped: Principal;
+  /** The key's requests per minute: the further calls of a batch count against it too. */
+  perMinute: number;
+}
+
+/** What authenticating the MCP endpoint needs. */
+export interface McpAuthDeps {
+  limiter: Limiter;
+  identity: IdentityClient;
+  failuresPerMinute: number;
+  /** Browser origins allowed to call the endpoint (MCP_ALLOWED_ORIGINS); any other `Origin` is refused. */
+  allowedOrigins: readonly string[];
 }
 
 declare module 'fastify' {
@@ -37,15 +49,14 @@ const OWNERSHIP_TTL_MS = 10_000;
 const OWNERSHIP_ENTRIES = 10_000;
 
 /**
- * Authentication of the MCP endpoint, before anything MCP runs: an embed session is refused
- * (403), a missing or bad key is a 401 with `WWW-Authenticate: Bearer`, the request counts in the
- * key's budget (429 with Retry-After over it), then the workspace is settled from the key or
+ * Authentication of the MCP endpoint, before anything MCP runs: a browser origin that is not
+ * allowed is refused (403: the transport specification's defence against DNS rebinding, where a
+ * page a user visits drives a local or intranet MCP server), an embed session is refused (403), a
+ * missing or bad key is a 401 with `WWW-Authenticate: Bearer`, the request counts in the key's
+ * budget (429 with Retry-After over it), then the workspace is settled from the key or
  * `X-Service-Workspace`.
  */
-export function mcpAuthentication(deps: {
-  limiter: Limiter;
-  identity: IdentityClient;
-}): onRequestAsyncHookHandler {
+export function mcpAuthentication(deps: McpAuthDeps): onRequestAsyncHookHandler {
   const owned = new LocalCache<true>({ maxAgeMs: OWNERSHIP_TTL_MS, maxEntries: OWNERSHIP_ENTRIES });
   const ownsWorkspace = async (principal: Principal, workspaceId: string): Promise<boolean> => {
     const cacheKey = `${principal.partnerId}:${workspaceId}`;
@@ -61,30 +72,45 @@ export function mcpAuthentication(deps: {
   };
 
   return async (request, reply) => {
-    const principal = await authenticate(request, reply, deps);
+    assertOriginAllowed(request.headers.origin, deps.allowedOrigins);
+    const { principal, perMinute } = await authenticate(request, reply, deps);
     request.principal = principal;
     const workspaceId = await workspaceOf(request, principal, ownsWorkspace);
     request.mcpCaller = {
       key: principal,
       workspaceId,
       scoped: { ...principal, kind: 'workspace', workspaceId },
+      perMinute,
     };
   };
+}
+
+/** No `Origin` (a server-side client) passes; a browser's must be one the deployment allows. */
+function assertOriginAllowed(origin: string | undefined, allowed: readonly string[]): void {
+  if (origin === undefined || allowed.includes(origin)) return;
+  throw errors.forbidden(
+    'this Origin may not call the MCP endpoint; a deployment that serves a browser client lists its origin in MCP_ALLOWED_ORIGINS',
+  );
 }
 
 async function authenticate(
   request: FastifyRequest,
   reply: FastifyReply,
-  deps: { limiter: Limiter; identity: IdentityClient },
-): Promise<Principal> {
+  deps: McpAuthDeps,
+): Promise<{ principal: Principal; perMinute: number }> {
   const header = request.headers.authorization;
   // Embed sessions reach only /v1/embed/*: refused by their prefix, before any lookup.
   if (header?.startsWith('Bearer sve_'))
     throw errors.forbidden('an embed session cannot call the MCP endpoint; use a partner or workspace key');
   try {
-    const { principal, limit } = await authenticateRequest(header, deps.limiter, deps.identity);
+    const { principal, limit } = await authenticateRequest(
+      { header, client: clientKey(request) },
+      deps.limiter,
+      deps.identity,
+      deps.failuresPerMinute,
+    );
     applyLimit(reply, limit, principal);
-    return principal;
+    return { principal, perMinute: limit.limit };
   } catch (error) {
     // RFC 6750: a refused bearer token names the scheme, so MCP clients know how to authenticate.
     if (error instanceof ServiceError && error.code === 'unauthorized') {

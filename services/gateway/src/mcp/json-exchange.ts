@@ -26,7 +26,7 @@ export interface ExchangeHeaders {
 }
 
 /** As the SDK's transport: a batch of more messages is refused whole. */
-const MAX_BATCH = 100;
+export const MAX_BATCH = 100;
 
 /** A refusal before any message is handled, in the JSON-RPC shape the SDK's transport answers. */
 export const exchangeRefusal = (status: number, code: number, message: string): JsonAnswer => ({

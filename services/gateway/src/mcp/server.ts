@@ -11,7 +11,9 @@ import type { Logger } from '@svc/logging';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Limiter } from '../auth/limiter.ts';
 import type { ServiceClients } from '../clients.ts';
+import type { GatewayConfig } from '../config.ts';
 import { type McpCaller, mcpAuthentication } from './auth.ts';
+import { BatchBudget } from './batch-budget.ts';
 import { exchangeRefusal, type JsonAnswer, JsonExchange } from './json-exchange.ts';
 import { registerResources } from './resources.ts';
 import type { AnyTool } from './tool.ts';
@@ -34,6 +36,7 @@ interface McpDeps {
   limiter: Limiter;
   clients: ServiceClients;
   logger: Logger;
+  config: Pick<GatewayConfig, 'AUTH_FAILURES_PER_MINUTE' | 'MCP_ALLOWED_ORIGINS'>;
 }
 
 /** Every tool, built once: a tool holds the service clients, never a caller. */
@@ -97,7 +100,15 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
     onerror: (error) => deps.logger.debug({ err: error }, 'mcp request refused'),
   });
   return async (scope) => {
-    scope.addHook('onRequest', mcpAuthentication({ limiter: deps.limiter, identity: deps.clients.identity }));
+    scope.addHook(
+      'onRequest',
+      mcpAuthentication({
+        limiter: deps.limiter,
+        identity: deps.clients.identity,
+        failuresPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE,
+        allowedOrigins: deps.config.MCP_ALLOWED_ORIGINS,
+      }),
+    );
     scope.addHook('onClose', () => modern.close());
     for (const url of MCP_PATHS) {
       scope.route({
@@ -107,8 +118,11 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
           const caller = request.mcpCaller;
           if (!caller) throw errors.unauthorized();
           const authInfo = authInfoOf(caller, needsOf(request.body, tools, byName));
-          if (isLegacy(request))
-            return sendJson(reply, await legacy(() => factory(authInfo), request, authInfo));
+          if (isLegacy(request)) {
+            const budget = await BatchBudget.charge(request.body, caller, deps.limiter);
+            const answer = await legacy(() => factory(authInfo), request, budget.body, authInfo);
+            return sendJson(reply, budget.merge(request.body, answer));
+          }
           const web = webRequest(request, reply);
           return send(reply, await modern.fetch(web, { parsedBody: request.body, authInfo }));
         },
@@ -148,6 +162,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 async function legacy(
   newServer: () => McpServer,
   request: FastifyRequest,
+  body: unknown,
   authInfo: AuthInfo,
 ): Promise<JsonAnswer> {
   if (request.method !== 'POST')
@@ -160,7 +175,7 @@ async function legacy(
       accept: header(request, 'accept'),
       protocolVersion: header(request, 'mcp-protocol-version'),
     };
-    return await exchange.exchange(headers, request.body, authInfo);
+    return await exchange.exchange(headers, body, authInfo);
   } catch (error) {
     await server.close();
     throw error;

@@ -53,7 +53,7 @@ export function embedSessionRoutes(identity: IdentityClient): AnyRoute[] {
           .min(1)
           .max(20)
           .describe(
-            'origins of the pages that may frame the widget (https://host[:port]; http only to loopback in development)',
+            'origins of the pages that may frame the widget, each exactly as browsers serialize it (https://host[:port]: lowercase, no default port, no trailing slash, path or credentials; http only to loopback in development)',
           ),
         expires_in: z.number().int().min(60).max(86_400).optional().describe('seconds; default 3600'),
       }),

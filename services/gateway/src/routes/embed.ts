@@ -1,15 +1,16 @@
 import { network } from '@svc/contracts/public';
 import { ServiceError } from '@svc/errors';
 import { z } from 'zod';
+import { bearerHash } from '../auth/authenticate.ts';
+import { grpcCaller } from '../auth/principal.ts';
 import type { ServiceClients } from '../clients.ts';
 import type { EmbedStreams } from '../embed/event-streams.ts';
 import { restRoute, widgetVersion } from '../embed/widget-route.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { timestamp } from '../http/schemas.ts';
-import { accountCalls } from './accounts.ts';
 import { surface } from './embed-sessions.ts';
 
-/** How long the widget's popup has to finish the network's consent. */
+/** How long the widget's popup has to finish the network's consent (never past the session's end). */
 const CONNECT_LINK_TTL_S = 900;
 
 /**
@@ -117,10 +118,16 @@ function connectRoute({ accounts }: ServiceClients): AnyRoute {
     status: 201,
     response: z.object({ url: z.string().describe('open it in a popup started by a click') }),
     async handler({ principal, body }) {
-      const link = await accountCalls(accounts).createConnectLink(principal, principal.workspaceId ?? '', {
+      // Bound to the session (the key id is the session's id): the link lives no longer than the
+      // session, and ending the session ends it.
+      const { link } = await accounts.createConnectLink({
+        caller: grpcCaller(principal),
+        workspaceId: principal.workspaceId ?? '',
         networks: [body.network],
-        expires_in: CONNECT_LINK_TTL_S,
+        expiresInSeconds: CONNECT_LINK_TTL_S,
+        embedSessionId: principal.keyId,
       });
+      if (!link) throw new Error('accounts returned no link');
       return { url: `${link.url}/${encodeURIComponent(body.network)}/start` };
     },
   });
@@ -135,15 +142,16 @@ function streamRoute(streams: EmbedStreams | undefined): AnyRoute {
     permission: 'embed',
     status: 200,
     streams: true,
-    async handler({ principal, reply }) {
+    async handler({ principal, request, reply }) {
       if (!streams) throw new ServiceError('service_unavailable', 'event streams are not running');
+      const stream = await streams.open(principal, bearerHash(request.headers.authorization));
       reply.header('Content-Type', 'text/event-stream; charset=utf-8');
       reply.header('Cache-Control', 'no-store');
       reply.header('X-Accel-Buffering', 'no');
       // The connection ends with the stream: left open for keep-alive, it would hold a stopping
       // gateway's close until the keep-alive timeout.
       reply.header('Connection', 'close');
-      return streams.open(principal);
+      return stream;
     },
   });
 }

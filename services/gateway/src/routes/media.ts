@@ -1,7 +1,10 @@
+import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
+import type { ReadMediaFileResponse } from '@svc/contracts';
 import { mediaView } from '@svc/contracts/public';
 import { sha256Hex } from '@svc/crypto';
 import { errors, ServiceError } from '@svc/errors';
+import { ConcurrencySlots } from '@svc/ops';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { grpcCaller, type Principal } from '../auth/principal.ts';
@@ -43,7 +46,17 @@ export const createMedia = (
 /** The uploaded file of a multipart request, kept beside the request until its handler runs. */
 const uploads = new WeakMap<FastifyRequest, Buffer>();
 
-export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MEDIA_MAX_BYTES): AnyRoute[] {
+/** What an upload may cost the gateway: its size, and how many are read into memory at once. */
+interface UploadLimits {
+  maxBytes: number;
+  perPartner: number;
+  total: number;
+}
+
+const DEFAULT_UPLOAD_LIMITS: UploadLimits = { maxBytes: DEFAULT_MEDIA_MAX_BYTES, perPartner: 4, total: 16 };
+
+export function mediaRoutes(publishing: PublishingClient, limits = DEFAULT_UPLOAD_LIMITS): AnyRoute[] {
+  const { maxBytes } = limits;
   return [
     defineRoute({
       method: 'POST',
@@ -56,7 +69,7 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
         workspace: workspaceId,
         file: z.file().describe(`the image; at most ${maxBytes} bytes`),
       }),
-      scope: multipartUploads(maxBytes),
+      scope: multipartUploads(limits),
       fingerprint: (request) => {
         const file = uploads.get(request);
         return file ? sha256Hex(file) : undefined;
@@ -133,10 +146,22 @@ export function mediaRoutes(publishing: PublishingClient, maxBytes = DEFAULT_MED
  * Multipart parsing for the upload route only. The form is read in a preValidation hook: the
  * `workspace` field becomes the body (validated like the JSON one), the `file` part is buffered
  * up to the limit (one byte more is a 400 naming `file` and the limit) and handed to the route.
- * Any other part, a second file or a malformed form is a 400 as well, never a 5xx.
+ * Any other part, a second file or a malformed form is a 400 as well, never a 5xx. Each upload
+ * holds a slot until it is answered (at most `perPartner` per partner and `total` per gateway
+ * process: 429 beyond), so the files held in memory at once stay bounded whatever one partner sends.
  */
-function multipartUploads(maxBytes: number) {
+function multipartUploads({ maxBytes, perPartner, total }: UploadLimits) {
+  const slots = new ConcurrencySlots({
+    what: 'media uploads',
+    perKey: perPartner,
+    total,
+    retryAfterSeconds: 1,
+  });
+  const held = new WeakMap<FastifyRequest, () => void>();
+  const release = async (request: FastifyRequest) => held.get(request)?.();
   return async (scope: FastifyInstance) => {
+    scope.addHook('onResponse', release);
+    scope.addHook('onRequestAbort', release);
     await scope.register(multipart, {
       limits: {
         fileSize: maxBytes,
@@ -153,6 +178,7 @@ function multipartUploads(maxBytes: number) {
     });
     scope.addHook('preValidation', async (request) => {
       if (!request.isMultipart()) return;
+      held.set(request, slots.claim(request.principal?.partnerId ?? ''));
       const fields: Record<string, string> = {};
       try {
         for await (const part of request.parts()) {
@@ -194,25 +220,70 @@ function formError(error: unknown, maxBytes: number): ServiceError {
 }
 
 /**
+ * How long one file may take to reach its fetcher: the stream from publishing holds a file open
+ * and moves only as fast as the fetcher reads, so a stalled one is cut off after this.
+ */
+const MEDIA_FILE_DEADLINE_MS = 120_000;
+
+/**
  * The bytes behind a signed media URL, for the networks to fetch (no API key: the token is the
  * credential, and a forged or expired one is a 404). Browsers are told not to sniff, and caches
- * to keep the file no longer than the URL is valid.
+ * to keep the file no longer than the URL is valid. The file arrives from publishing in chunks
+ * and is passed on as they come, with its length announced: no whole file is held here.
  */
 export function mediaFileRoutes(publishing: PublishingClient) {
   return async (scope: FastifyInstance) => {
     scope.get('/media-files/:token', async (request, reply) => {
       const { token } = request.params as { token: string };
       if (!/^[A-Za-z0-9._-]{1,100}$/.test(token)) throw errors.notFound('media file');
-      const file = await publishing.readMediaFile({ token });
-      const remaining = Math.floor((Date.parse(file.expiresAt) - Date.now()) / 1000);
+      const stream = publishing.readMediaFile({ token }, { deadlineMs: MEDIA_FILE_DEADLINE_MS });
+      const messages = stream[Symbol.asyncIterator]();
+      // A bad token fails here, before anything is answered: a 404 in the error envelope.
+      const head = await fileHead(messages);
+      const remaining = Math.floor((Date.parse(head.expiresAt) - Date.now()) / 1000);
       const maxAge = Math.max(0, Math.min(remaining, 3600));
       return reply
         .code(200)
-        .header('Content-Type', file.mime)
+        .header('Content-Type', head.mime)
+        .header('Content-Length', String(head.size))
         .header('Cache-Control', `private, max-age=${maxAge}`)
         .header('X-Content-Type-Options', 'nosniff')
         .header('Content-Disposition', 'inline')
-        .send(Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength));
+        .send(Readable.from(fileBytes(messages, head.size)));
     });
   };
+}
+
+type FileMessages = AsyncIterator<ReadMediaFileResponse>;
+
+/** The stream's first message, which says what the file is. */
+async function fileHead(messages: FileMessages): Promise<{ mime: string; size: number; expiresAt: string }> {
+  const first = await messages.next();
+  const part = first.done ? undefined : first.value.part;
+  if (part?.case !== 'head') {
+    await messages.return?.();
+    throw new ServiceError('internal_error', 'the media file stream did not start with its head');
+  }
+  return { ...part.value, size: Number(part.value.size) };
+}
+
+/**
+ * The file's chunks as they arrive. A stream that brings more or fewer bytes than its head
+ * announced fails, so the fetcher sees a broken response rather than a wrong file; a fetcher that
+ * hangs up ends the stream from publishing (the iterator's return cancels the call).
+ */
+async function* fileBytes(messages: FileMessages, size: number): AsyncGenerator<Buffer> {
+  let sent = 0;
+  try {
+    for (let next = await messages.next(); !next.done; next = await messages.next()) {
+      const { part } = next.value;
+      if (part.case !== 'chunk') continue;
+      sent += part.value.byteLength;
+      if (sent > size) throw new Error(`the media file has more than the ${size} bytes announced`);
+      yield Buffer.from(part.value.buffer, part.value.byteOffset, part.value.byteLength);
+    }
+    if (sent !== size) throw new Error(`the media file ended after ${sent} of the ${size} bytes announced`);
+  } finally {
+    await messages.return?.();
+  }
 }

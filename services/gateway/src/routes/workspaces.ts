@@ -1,5 +1,7 @@
 import type { Workspace } from '@svc/contracts';
+import { errors } from '@svc/errors';
 import { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
 import type { IdentityClient } from '../clients.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { paged, pagination, pathId, timestamp } from '../http/schemas.ts';
@@ -32,6 +34,18 @@ function toWorkspaceView(w: Workspace): z.infer<typeof workspaceView> {
 }
 
 const workspaceIdParams = z.strictObject({ id: pathId('workspace', 'workspace') });
+
+/**
+ * `external_id` is the partner's reference, the key of its idempotent create: a workspace key
+ * setting it could claim a future customer's id (and the 409 on a taken one would tell it which
+ * ids exist), so only a partner key may set or change it.
+ */
+function onlyPartnerSetsExternalId(principal: Principal): void {
+  if (principal.kind !== 'partner')
+    throw errors.forbidden(
+      "external_id is the partner's own reference: only a partner key may set or change it. Leave external_id out of the request",
+    );
+}
 
 export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
   return [
@@ -104,13 +118,19 @@ export function workspaceRoutes(identity: IdentityClient): AnyRoute[] {
       params: workspaceIdParams,
       body: z.strictObject({
         name: z.string().min(1).max(200).optional(),
-        external_id: externalId.nullable().optional(),
+        external_id: externalId
+          .nullable()
+          .optional()
+          .describe(
+            "the partner's own id for the workspace; null clears it. Partner key only: a workspace key sending it gets 403 forbidden",
+          ),
         timezone: z.string().min(1).max(64).optional(),
         settings: settings.optional(),
       }),
       status: 200,
       response: workspaceView,
       async handler({ principal, params, body }) {
+        if (body.external_id !== undefined) onlyPartnerSetsExternalId(principal);
         const { workspace } = await identity.updateWorkspace({
           partnerId: principal.partnerId,
           workspaceId: params.id,

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { webpBomb } from '../../test/image-bomb.ts';
 import { detectMedia } from './detect.ts';
 
 const canvas = (width: number, height: number, channels: 3 | 4 = 3) =>
@@ -132,5 +133,66 @@ describe('detectMedia: refusals', () => {
     const result = detectMedia(bytes);
     expect(result).toMatchObject({ ok: false });
     if (!result.ok) expect(result.reason).toContain('100000x2');
+  });
+});
+
+describe('detectMedia: hostile markup', () => {
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"/>';
+  const timed = (bytes: Buffer) => {
+    const started = performance.now();
+    const result = detectMedia(bytes);
+    return { result, ms: performance.now() - started };
+  };
+
+  // Guarantee: sniffing the type of an untrusted upload takes linear time: runs of empty comments
+  // (which froze the process for minutes under the old regex) are classified in well under 50 ms.
+  it.each([40, 1_000])('classifies %i empty comments at once', (repetitions) => {
+    for (const tail of ['', 'x', svg]) {
+      const { result, ms } = timed(Buffer.from(`${'<!---->'.repeat(repetitions)}${tail}`));
+      expect(ms).toBeLessThan(50);
+      expect(result.ok).toBe(false);
+    }
+  });
+
+  // Guarantee: SVG is still named as SVG through comments, a doctype, an XML declaration and
+  // whitespace in any order, and markup that only looks like it is not.
+  it.each([
+    ['comments', `<!-- a -->\n<!----><!-- b -- c -->  ${svg}`, 'an SVG image'],
+    [
+      'declaration, doctype and comment',
+      `<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd">\n<!-- c -->\n<SVG>`,
+      'an SVG image',
+    ],
+    [
+      'XML with an svg element further in',
+      '<?xml version="1.0"?><root><svg:svg/><svg\tx="1"/></root>',
+      'an SVG image',
+    ],
+    ['a tag that only starts like svg', '<svgfoo/>', 'not a recognised image'],
+    ['an unclosed comment', `<!-- ${svg}`, 'not a recognised image'],
+    ['HTML', '<html lang="en"><body/></html>', 'an HTML page'],
+  ])('%s', (_name, text, words) => {
+    const result = detectMedia(Buffer.from(text));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.reason).toContain(words);
+  });
+});
+
+describe('detectMedia: pixel budget', () => {
+  // Guarantee: an image whose header claims more pixels than the budget is refused from the
+  // header alone, naming its size, the budget and why the budget costs nothing; at the budget it passes.
+  it('refuses an image over the budget', async () => {
+    const refusal = detectMedia(await webpBomb(16383, 16383), 36_000_000);
+    expect(refusal.ok).toBe(false);
+    if (refusal.ok) return;
+    for (const words of [
+      '16383x16383 pixels (268.4 megapixels)',
+      'limit of 36 megapixels',
+      'Instagram',
+      '1440',
+    ])
+      expect(refusal.reason).toContain(words);
+    expect(detectMedia(await webpBomb(6000, 6000), 36_000_000)).toMatchObject({ ok: true, width: 6000 });
+    expect(detectMedia(await webpBomb(6001, 6000), 36_000_000)).toMatchObject({ ok: false });
   });
 });

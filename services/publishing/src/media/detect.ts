@@ -17,7 +17,17 @@ export type Detection =
   | { ok: true; kind: 'image'; mime: AcceptedMime; width: number; height: number }
   | { ok: false; reason: string };
 
-export function detectMedia(bytes: Uint8Array): Detection {
+/**
+ * What the bytes are. With `maxPixels`, an image whose header claims more pixels is refused
+ * before anything decodes it (decoding is what costs memory: see image-work.ts).
+ */
+export function detectMedia(bytes: Uint8Array, maxPixels = Number.POSITIVE_INFINITY): Detection {
+  const detected = detectFormat(bytes);
+  if (!detected.ok || detected.width * detected.height <= maxPixels) return detected;
+  return overPixelBudget(detected, maxPixels);
+}
+
+function detectFormat(bytes: Uint8Array): Detection {
   if (bytes.length === 0) return refused('the file is empty');
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return jpeg(bytes);
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return png(bytes);
@@ -26,6 +36,26 @@ export function detectMedia(bytes: Uint8Array): Detection {
   return refused(
     other ? `the file is ${other}, which is not accepted` : 'the file is not a recognised image',
   );
+}
+
+const FORMAT_NAMES: Record<AcceptedMime, string> = {
+  'image/jpeg': 'JPEG',
+  'image/png': 'PNG',
+  'image/webp': 'WebP',
+};
+
+/** The refusal names the image's size and the budget, and why the budget costs nothing. */
+function overPixelBudget(image: { mime: AcceptedMime; width: number; height: number }, maxPixels: number) {
+  const { mime, width, height } = image;
+  const reason =
+    `the file is a ${FORMAT_NAMES[mime]} image of ${width}x${height} pixels (${megapixels(width * height)}), ` +
+    `more than the limit of ${megapixels(maxPixels)} (${maxPixels} pixels); the networks show far smaller images ` +
+    '(Instagram at most 1440 pixels wide, Facebook photos at most 2048 pixels a side): resize it and upload again';
+  return { ok: false, reason } satisfies Detection;
+}
+
+function megapixels(pixels: number): string {
+  return `${Number((pixels / 1_000_000).toFixed(pixels < 1_000_000 ? 3 : 1))} megapixels`;
 }
 
 function refused(what: string): Detection {
@@ -133,12 +163,60 @@ function recognise(bytes: Uint8Array): string | null {
   if (head.startsWith('OggS')) return 'an Ogg audio/video file';
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return 'a ZIP archive';
   if (ascii(bytes, 4, 4) === 'ftyp') return isoMedia(ascii(bytes, 8, 4));
-  const text = leadingText(bytes);
-  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!doctype svg[^>]*>\s*)?<svg[\s>]/i.test(text))
-    return 'an SVG image';
-  if (text.startsWith('<?xml') && /<svg[\s>]/i.test(text)) return 'an SVG image';
-  if (/^<!doctype html|^<html[\s>]/i.test(text)) return 'an HTML page';
+  const text = leadingText(bytes).toLowerCase();
+  if (isSvg(text)) return 'an SVG image';
+  if (text.startsWith('<!doctype html') || startsTag(text, 0, '<html')) return 'an HTML page';
   return null;
+}
+
+/**
+ * Whether markup (lower-cased) is an SVG document: an optional XML declaration, then comments, a
+ * doctype and whitespace in any number, then an `<svg` tag; or an XML document with an `<svg` tag
+ * anywhere in it. Scanned by hand rather than with a regex: the bytes are an untrusted upload, and
+ * a pattern with a repeated group of comments backtracked exponentially on a run of empty
+ * comments (40 of them froze the process for minutes). Every step here moves forward with
+ * indexOf, so the work is linear in the text (at most 1 KiB) whatever it holds.
+ */
+function isSvg(text: string): boolean {
+  let at = 0;
+  if (text.startsWith('<?xml')) {
+    const end = text.indexOf('>', at);
+    if (end < 0) return false;
+    at = end + 1;
+  }
+  for (;;) {
+    at = skipSpace(text, at);
+    const close = text.startsWith('<!--', at) ? '-->' : text.startsWith('<!doctype', at) ? '>' : null;
+    if (!close) break;
+    const end = text.indexOf(close, at + 4);
+    if (end < 0) return false;
+    at = end + close.length;
+  }
+  if (startsTag(text, at, '<svg')) return true;
+  return text.startsWith('<?xml') && containsTag(text, '<svg');
+}
+
+/** Whether a tag name starts at `at`, followed by whitespace or `>` (not a longer name). */
+function startsTag(text: string, at: number, tag: string): boolean {
+  if (!text.startsWith(tag, at)) return false;
+  const next = text.charAt(at + tag.length);
+  return next === '>' || isSpace(next);
+}
+
+function containsTag(text: string, tag: string): boolean {
+  for (let at = text.indexOf(tag); at >= 0; at = text.indexOf(tag, at + 1))
+    if (startsTag(text, at, tag)) return true;
+  return false;
+}
+
+function skipSpace(text: string, from: number): number {
+  let at = from;
+  while (at < text.length && isSpace(text.charAt(at))) at++;
+  return at;
+}
+
+function isSpace(char: string): boolean {
+  return char === ' ' || char === '\n' || char === '\t' || char === '\r' || char === '\f';
 }
 
 /** ISO base media files (`ftyp` box): HEIC/HEIF and AVIF images, MP4/QuickTime/3GP video. */

@@ -112,22 +112,21 @@ describe('fetchMediaUrl', () => {
     async (url) => {
       const error = await refusal(fetchMediaUrl(url, prod));
       expect(error).toMatchObject({ code: 'validation_error', field: 'url' });
-      expect(error.message).toContain('loopback address');
+      expect(error.message).toContain('an address that is not allowed');
     },
   );
 
-  // Guarantee: a name whose DNS answer is the metadata or a private address is refused at connect time.
+  // Guarantee: a name whose DNS answer is the metadata or a private address is refused at connect
+  // time, and the refusal does not tell the caller what the name resolved to nor what network it is.
   it('refuses names resolving to private addresses', async () => {
     const resolver: Resolver = async (host) => [
       { address: host === 'meta.test' ? '169.254.169.254' : '10.1.2.3', family: 4 },
     ];
-    for (const [host, words] of [
-      ['meta.test', 'link-local (cloud metadata) address (169.254.169.254)'],
-      ['intranet.test', 'private address (10.1.2.3)'],
-    ]) {
+    for (const host of ['meta.test', 'intranet.test']) {
       const error = await refusal(fetchMediaUrl(`https://${host}/image.png`, { ...prod, resolver }));
       expect(error).toMatchObject({ code: 'validation_error', field: 'url' });
-      expect(error.message).toContain(words);
+      expect(error.message).toContain('url points to an address that is not allowed');
+      expect(error.message).not.toMatch(/169\.254|10\.1\.2\.3|private|link-local/);
     }
   });
 

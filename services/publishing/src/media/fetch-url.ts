@@ -165,11 +165,12 @@ function redirectTarget(location: string, from: URL): URL {
   return next;
 }
 
+/** Says only that the address is not allowed: what a name resolved to stays in our logs. */
 function blocked(error: BlockedAddressError, hop: number): ServiceError {
   const how = hop === 0 ? 'url points to' : `url redirects to ${error.host}, which is`;
   return errors.validation(
     'url',
-    `${how} a ${error.reason} address (${error.address}); media can only be fetched from the public internet`,
+    `${how} an address that is not allowed; media can only be fetched from the public internet`,
   );
 }
 

@@ -1,6 +1,9 @@
 import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
 import { type MediaLibrary, viewOfMedia } from './media-library.ts';
 
+/** The size of a file's messages: small enough that a stream holds little, large enough to be cheap. */
+const MEDIA_CHUNK_BYTES = 64 * 1024;
+
 type MediaMethods =
   | 'createMedia'
   | 'getMedia'
@@ -36,9 +39,24 @@ export function mediaHandlers(
       const url = await library.files.publishableUrl(media, req.network);
       return { url, mime: req.network === 'photo_network' ? 'image/jpeg' : media.mime };
     },
-    async readMediaFile(req) {
-      const file = await library.readSignedFile(req.token);
-      return { mime: file.mime, data: file.data, expiresAt: file.expiresAt.toISOString() };
+    /** The head (a bad token fails before it), then the bytes as storage streams them. */
+    async *readMediaFile(req) {
+      const file = await library.openSignedFile(req.token);
+      try {
+        const head = { mime: file.mime, size: BigInt(file.size), expiresAt: file.expiresAt.toISOString() };
+        yield { part: { case: 'head', value: head } };
+        for await (const chunk of chunksOf(file.body, MEDIA_CHUNK_BYTES))
+          yield { part: { case: 'chunk', value: chunk } };
+      } finally {
+        // Stopped early (the client hung up, an error): the file is closed, not read for nobody.
+        file.body.destroy();
+      }
     },
   };
+}
+
+/** A stream's buffers, none longer than `size` (storage may hand over larger ones). */
+async function* chunksOf(body: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  for await (const buffer of body)
+    for (let at = 0; at < buffer.length; at += size) yield buffer.subarray(at, at + size);
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkStorageKey, type MediaStorage } from './storage.ts';
+import { checkStorageKey, type MediaStorage, type StoredFile } from './storage.ts';
 
 /**
  * Media on a local volume: one file per key in `dir`. Writes go to a temporary name first and are
@@ -31,6 +31,26 @@ export class LocalMediaStorage implements MediaStorage {
   async get(key: string): Promise<Buffer | null> {
     try {
       return await readFile(this.pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  /**
+   * Size and stream come from one open file: a writer renaming a new copy into place meanwhile
+   * does not change what this reader sees. The stream reads 64 KiB at a time (Node's default).
+   */
+  async open(key: string): Promise<StoredFile | null> {
+    try {
+      const handle = await open(this.pathOf(key), 'r');
+      try {
+        const { size } = await handle.stat();
+        return { size, body: handle.createReadStream() };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { newId } from '@svc/ids';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webpBomb } from '../../test/image-bomb.ts';
 import { detectMedia } from './detect.ts';
+import { ImageWork } from './image-work.ts';
 import { LocalMediaStorage } from './local-storage.ts';
 import { MediaFiles } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
@@ -16,6 +18,8 @@ const config = {
   PUBLIC_BASE_URL: 'https://api.example.com',
   MEDIA_URL_SECRET: 'unit-test-secret-xyz',
   MEDIA_URL_TTL_SECONDS: 3600,
+  MEDIA_MAX_PIXELS: 36_000_000,
+  MEDIA_IMAGE_CONCURRENCY: 2,
 };
 
 beforeAll(async () => {
@@ -95,5 +99,52 @@ describe('MediaFiles.publishableUrl', () => {
     expect(tokenOf(await files.publishableUrl(jpeg, 'photo_network'))).toMatchObject({
       variant: 'original',
     });
+  });
+});
+
+describe('decompression bombs', () => {
+  // Guarantee: an image stored before the pixel budget (or under a higher one) whose header
+  // claims more pixels is refused for the photo network from its header, without decoding it
+  // (converting a 16383x16383 WebP took 2.5 GiB); no JPEG variant is written.
+  it('refuses to convert an image over the pixel budget', async () => {
+    const media = await stored('image/webp', await webpBomb(16383, 16383));
+    const rssBefore = process.memoryUsage().rss;
+    const started = performance.now();
+    const refusal = await files.publishableUrl(media, 'photo_network').catch((error: unknown) => error);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
+    expect(refusal).toMatchObject({ code: 'unsupported' });
+    expect(String((refusal as Error).message)).toContain('16383x16383 pixels');
+    expect(await storage.get(`${media.id}.jpeg`)).toBeNull();
+  });
+
+  // Guarantee: whatever reaches the image library past the header checks, sharp itself decodes
+  // nothing over the budget (limitInputPixels): a bomb is refused, a smaller image converts.
+  it('keeps the image library within the budget', async () => {
+    const images = new ImageWork({ MEDIA_MAX_PIXELS: 1_000_000, MEDIA_IMAGE_CONCURRENCY: 1 });
+    const toJpeg = (bytes: Buffer) => images.run(bytes, (image) => image.jpeg().toBuffer());
+    await expect(toJpeg(await webpBomb(1001, 1000))).rejects.toThrow(/pixel limit/);
+    await expect(toJpeg(await webpBomb(1000, 1000))).resolves.toBeInstanceOf(Buffer);
+  });
+
+  // Guarantee: no more images than MEDIA_IMAGE_CONCURRENCY are worked on at once; the rest wait.
+  it('works on a bounded number of images at once', async () => {
+    const images = new ImageWork({ MEDIA_MAX_PIXELS: 1_000_000, MEDIA_IMAGE_CONCURRENCY: 2 });
+    const bytes = await webpBomb(10, 10);
+    let active = 0;
+    let most = 0;
+    const sizes = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        images.run(bytes, async (image) => {
+          most = Math.max(most, ++active);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          const { width } = await image.metadata();
+          active--;
+          return width;
+        }),
+      ),
+    );
+    expect(sizes).toEqual([10, 10, 10, 10, 10, 10]);
+    expect(most).toBe(2);
   });
 });

@@ -1,12 +1,20 @@
 import { ServiceError } from '@svc/errors';
 import type { Logger } from '@svc/logging';
-import sharp from 'sharp';
 import type { PublishingConfig } from '../config.ts';
 import type { Media } from '../generated/prisma/client.ts';
+import { detectMedia } from './detect.ts';
+import { ImageWork } from './image-work.ts';
 import { MEDIA_VARIANTS, type MediaVariant, mediaUrl } from './signed-url.ts';
-import type { MediaStorage } from './storage.ts';
+import type { MediaStorage, StoredFile } from './storage.ts';
 
-type UrlConfig = Pick<PublishingConfig, 'PUBLIC_BASE_URL' | 'MEDIA_URL_SECRET' | 'MEDIA_URL_TTL_SECONDS'>;
+type FilesConfig = Pick<
+  PublishingConfig,
+  | 'PUBLIC_BASE_URL'
+  | 'MEDIA_URL_SECRET'
+  | 'MEDIA_URL_TTL_SECONDS'
+  | 'MEDIA_MAX_PIXELS'
+  | 'MEDIA_IMAGE_CONCURRENCY'
+>;
 
 /** A media as its files are found: its id, type and storage key. */
 export type StoredMedia = Pick<Media, 'id' | 'mime' | 'storageKey'>;
@@ -20,26 +28,30 @@ export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVaria
  * The files behind media records: written, read, removed, and offered to the networks as signed
  * URLs, converted to JPEG for the photo network. Reads go to storage every time: keeping recent
  * files in memory (64 MiB, a minute) showed no gain in bench:publish (same-hour runs: 113 and 120
- * targets/s with it, 108 to 139 without), so it is not done.
+ * targets/s with it, 108 to 139 without), so it is not done. Every image decode of the process
+ * goes through `images` (a pixel budget and a bound on how many run at once).
  */
 export class MediaFiles {
+  readonly images: ImageWork;
   /** Conversions in flight in this process, so a carousel or several targets convert a file once. */
   private readonly converting = new Map<string, Promise<void>>();
 
   constructor(
     private readonly storage: MediaStorage,
-    private readonly config: UrlConfig,
+    private readonly config: FilesConfig,
     private readonly logger: Logger,
     private readonly now: () => Date,
-  ) {}
+  ) {
+    this.images = new ImageWork(config);
+  }
 
   put(key: string, data: Buffer): Promise<void> {
     return this.storage.put(key, data);
   }
 
-  /** A file's bytes, or null when storage holds nothing under the key. */
-  read(key: string): Promise<Buffer | null> {
-    return this.storage.get(key);
+  /** A file's bytes as a stream, with its size, or null when storage holds nothing under the key. */
+  open(key: string): Promise<StoredFile | null> {
+    return this.storage.open(key);
   }
 
   /** Every variant of these media, from memory and from storage. */
@@ -79,7 +91,24 @@ export class MediaFiles {
     const original = await this.storage.get(variantKey(media, 'original'));
     if (!original)
       throw new ServiceError('internal_error', `the file of media ${media.id} is missing from storage`);
-    await this.storage.put(key, await toJpeg(original));
+    // Stored before the pixel budget was (or was lowered): refused from its header, not decoded.
+    const detected = detectMedia(original, this.images.maxPixels);
+    if (!detected.ok)
+      throw new ServiceError(
+        'unsupported',
+        `media ${media.id} cannot be converted to JPEG for the photo network: ${detected.reason}`,
+      );
+    const jpeg = await toJpeg(this.images, original).catch((error: unknown) => {
+      // A file the image library cannot decode will not decode on a redelivery either.
+      throw new ServiceError(
+        'unsupported',
+        `media ${media.id} cannot be converted to JPEG: it could not be decoded`,
+        {
+          cause: error,
+        },
+      );
+    });
+    await this.storage.put(key, jpeg);
     this.logger.info({ media: media.id }, 'media converted to JPEG for the photo network');
   }
 }
@@ -89,6 +118,8 @@ export class MediaFiles {
  * network shows the photo as its record's dimensions describe it (see displayed-size.ts). JPEG has
  * no transparency: transparent pixels become white rather than black.
  */
-function toJpeg(image: Buffer): Promise<Buffer> {
-  return sharp(image).autoOrient().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer();
+function toJpeg(images: ImageWork, bytes: Buffer): Promise<Buffer> {
+  return images.run(bytes, (image) =>
+    image.autoOrient().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer(),
+  );
 }

@@ -5,6 +5,7 @@ import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db'
 import { errors } from '@svc/errors';
 import { isId, newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
+import { ConcurrencySlots } from '@svc/ops';
 import type pg from 'pg';
 import type { PublishingConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -16,6 +17,7 @@ import { fetchMediaUrl } from './fetch-url.ts';
 import { type KnownMedia, KnownMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
 import { verifyMediaToken } from './signed-url.ts';
+import type { StoredFile } from './storage.ts';
 
 type LibraryConfig = Pick<
   PublishingConfig,
@@ -25,6 +27,9 @@ type LibraryConfig = Pick<
   | 'PUBLIC_BASE_URL'
   | 'MEDIA_URL_SECRET'
   | 'MEDIA_URL_TTL_SECONDS'
+  | 'MEDIA_MAX_PIXELS'
+  | 'MEDIA_UPLOADS_PER_PARTNER'
+  | 'MEDIA_UPLOADS_TOTAL'
 >;
 
 export interface CreateMediaInput {
@@ -50,12 +55,14 @@ export function viewOfMedia(row: Media): MediaView {
 
 /**
  * The media library: media records and their files. Uploads and URL fetches are checked (size,
- * real type and dimensions from the bytes) before anything is kept; a media item that a post may
- * still send cannot be deleted; the networks read files through signed URLs.
+ * real type, dimensions and pixel budget from the bytes) before anything is kept, and only so
+ * many run at once (ConcurrencySlots); a media item that a post may still send cannot be deleted; the
+ * networks read files through signed URLs.
  */
 export class MediaLibrary {
   readonly files: MediaFiles;
   private readonly rows: KnownMediaRows;
+  private readonly uploads: ConcurrencySlots;
 
   constructor(
     private readonly db: Db,
@@ -71,11 +78,19 @@ export class MediaLibrary {
   ) {
     this.files = deps.files;
     this.rows = new KnownMediaRows(pool);
+    const { MEDIA_UPLOADS_PER_PARTNER: perKey, MEDIA_UPLOADS_TOTAL: total } = deps.config;
+    // An upload takes a second or so: by then a slot is likely free again.
+    this.uploads = new ConcurrencySlots({ what: 'media uploads', perKey, total, retryAfterSeconds: 1 });
   }
 
-  /** Stores an upload or a file fetched by URL; the file is written before the row, removed if the row fails. */
+  /** Stores an upload or a file fetched by URL, in one of the partner's upload slots. */
   async create(caller: Caller, input: CreateMediaInput): Promise<Media> {
     checkCreateInput(caller, input);
+    return this.uploads.run(caller.partnerId, () => this.store(caller, input));
+  }
+
+  /** The file is written before the row, and removed if the row fails. */
+  private async store(caller: Caller, input: CreateMediaInput): Promise<Media> {
     // The workspace must be the caller's: another partner's (or a deleted one) is not found.
     await this.deps.workspaces.confirmOwned(caller, input.workspaceId);
     const { bytes, detected } = await this.receive(input);
@@ -100,7 +115,10 @@ export class MediaLibrary {
     }
   }
 
-  /** The bytes of an upload or a URL: the size limit first, then the real type from the bytes. */
+  /**
+   * The bytes of an upload or a URL: the size limit first, then the real type and the pixel budget
+   * from the headers, and only then the image library (which decodes no more than the budget).
+   */
   private async receive(input: CreateMediaInput) {
     const { config } = this.deps;
     const field = input.data.length > 0 ? 'file' : 'url';
@@ -115,9 +133,9 @@ export class MediaLibrary {
           });
     const what = field === 'file' ? 'file' : 'file at url';
     if (bytes.length > max) throw errors.fileTooLarge(field, max);
-    const detected = detectMedia(bytes);
+    const detected = detectMedia(bytes, config.MEDIA_MAX_PIXELS);
     if (!detected.ok) throw errors.validation(field, detected.reason.replace(/^the file/, `the ${what}`));
-    const shown = await displayedSize(bytes);
+    const shown = await displayedSize(this.files.images, bytes);
     if (!shown)
       throw errors.validation(field, `the ${what} cannot be read as an image (truncated or corrupt)`);
     const { kind, mime } = detected;
@@ -191,16 +209,19 @@ export class MediaLibrary {
     return this.rows.read(ids);
   }
 
-  /** The bytes behind a signed URL; a forged, expired or dangling token is not_found. */
-  async readSignedFile(token: string): Promise<{ mime: string; data: Buffer; expiresAt: Date }> {
+  /**
+   * The file behind a signed URL, opened as a stream (the caller reads it to its end or destroys
+   * it); a forged, expired or dangling token is not_found.
+   */
+  async openSignedFile(token: string): Promise<StoredFile & { mime: string; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
     if (!verified) throw errors.notFound('media file');
     const media = (await this.rows.read([verified.mediaId])).get(verified.mediaId);
     if (!media) throw errors.notFound('media file');
-    const data = await this.files.read(variantKey(media, verified.variant));
-    if (!data) throw errors.notFound('media file');
+    const file = await this.files.open(variantKey(media, verified.variant));
+    if (!file) throw errors.notFound('media file');
     const mime = verified.variant === 'jpeg' ? 'image/jpeg' : media.mime;
-    return { mime, data, expiresAt: verified.expiresAt };
+    return { ...file, mime, expiresAt: verified.expiresAt };
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -5,7 +6,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { checkStorageKey, type MediaStorage } from './storage.ts';
+import { checkStorageKey, type MediaStorage, type StoredFile } from './storage.ts';
 
 export interface S3Settings {
   bucket: string;
@@ -46,6 +47,26 @@ export class S3MediaStorage implements MediaStorage {
         new GetObjectCommand({ Bucket: this.settings.bucket, Key: checkStorageKey(key) }),
       );
       return object.Body ? Buffer.from(await object.Body.transformToByteArray()) : Buffer.alloc(0);
+    } catch (error) {
+      if (error instanceof NoSuchKey) return null;
+      throw error;
+    }
+  }
+
+  /** The object's body as the SDK streams it from the server, with its Content-Length. */
+  async open(key: string): Promise<StoredFile | null> {
+    try {
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.settings.bucket, Key: checkStorageKey(key) }),
+      );
+      const body = object.Body ?? Readable.from([]);
+      // In Node the SDK's body is the HTTP response itself; its length is the object's.
+      if (!(body instanceof Readable)) throw new Error(`S3 answered object ${key} with no readable body`);
+      if (object.ContentLength === undefined) {
+        body.destroy();
+        throw new Error(`S3 answered object ${key} without its length`);
+      }
+      return { size: object.ContentLength, body };
     } catch (error) {
       if (error instanceof NoSuchKey) return null;
       throw error;

@@ -1,13 +1,25 @@
+import type { Readable } from 'node:stream';
+
 /**
  * Where media bytes live. A local volume by default; an S3-compatible store implements the same
- * three calls. Keys are opaque to callers (the media id plus a variant suffix).
+ * calls. Keys are opaque to callers (the media id plus a variant suffix).
  */
 export interface MediaStorage {
   put(key: string, data: Buffer): Promise<void>;
   /** The bytes, or null when the key holds nothing. */
   get(key: string): Promise<Buffer | null>;
+  /**
+   * The bytes as a stream, for sending a file without holding it whole, with their length; null
+   * when the key holds nothing. The caller reads the body to its end or destroys it.
+   */
+  open(key: string): Promise<StoredFile | null>;
   /** Idempotent: deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
+}
+
+export interface StoredFile {
+  size: number;
+  body: Readable;
 }
 
 /** Keys are media ids plus a variant suffix: nothing that could climb out of a folder or bucket prefix. */

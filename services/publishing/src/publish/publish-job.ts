@@ -1,4 +1,5 @@
 import type { PublishJob } from '@svc/bus';
+import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { AccountsDirectory, AccountToken } from '../accounts-directory.ts';
 import type { ClaimedTarget, Published, TargetOutcome } from '../posts/post-rows.ts';
@@ -65,6 +66,9 @@ export class PublishJobs {
       await settle({ status: 'published', ...published, publishedAt: this.tools.now() });
     } catch (error) {
       if (error instanceof PublishRefused) return fail(error.message);
+      // Our own refusal of the media (a file over the pixel budget or one that does not decode):
+      // the same on every redelivery, so the target fails now.
+      if (error instanceof ServiceError && error.code === 'unsupported') return fail(error.message);
       if (!(error instanceof GraphApiError)) throw error;
       await accounts.reportTokenProblem(target.accountId, account.token, error);
       return fail(error.message);

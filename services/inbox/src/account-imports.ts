@@ -1,0 +1,80 @@
+import type pg from 'pg';
+import type { InboxAccount } from './accounts-directory.ts';
+
+/** An account whose webhook was dropped, and the network time of the oldest item it lost. */
+interface MissedWebhook {
+  account: ImportedAccount;
+  at: Date;
+}
+
+type ImportedAccount = Pick<InboxAccount, 'id' | 'workspaceId'>;
+
+/**
+ * A webhook's time for an item is not always the time its network history gives it (a comment's
+ * webhook may carry its entry's time, which comes after it): when the first drop draws the line
+ * between history and news, it is drawn this much earlier, so that the item is news.
+ */
+const MISSED_SLACK_SECONDS = 60;
+
+/**
+ * What the history import knows of each account (table `account_imports`): when it first ran,
+ * which splits what it finds into history (older: stored without events) and news (newer: it
+ * arrived while the account was not active and its webhooks were dropped, so it is announced);
+ * and whether webhooks were dropped since the last import, which is what makes an account's
+ * return to active without a reconnect (from error) worth an import.
+ */
+export class AccountImports {
+  constructor(private readonly pool: pg.Pool) {}
+
+  /**
+   * Starts an import: the time before which messages are history. The first import sets it to
+   * now, unless webhooks of the account were already dropped (it connected in error): then what
+   * they lost is news.
+   */
+  async begin(account: ImportedAccount, now: Date): Promise<Date> {
+    const { rows } = await this.pool.query<{ history_before: Date }>(
+      `INSERT INTO account_imports AS a (account_id, workspace_id, history_before) VALUES ($1, $2, $3)
+       ON CONFLICT (account_id) DO UPDATE
+         SET history_before = COALESCE(
+           a.history_before,
+           LEAST(a.missed_since - make_interval(secs => $4), EXCLUDED.history_before))
+       RETURNING history_before`,
+      [account.id, account.workspaceId, now, MISSED_SLACK_SECONDS],
+    );
+    return rows[0]?.history_before ?? now;
+  }
+
+  /** An import that started at `startedAt` read everything dropped before it. */
+  async settle(accountId: string, startedAt: Date): Promise<void> {
+    await this.pool.query(
+      `UPDATE account_imports SET missed_since = NULL WHERE account_id = $1 AND missed_since <= $2`,
+      [accountId, startedAt],
+    );
+  }
+
+  /** Webhooks dropped: the first drop since the last import is kept (later ones write nothing). */
+  async markMissed(missed: MissedWebhook[]): Promise<void> {
+    if (missed.length === 0) return;
+    await this.pool.query(
+      `INSERT INTO account_imports AS a (account_id, workspace_id, missed_since)
+       SELECT id, min(w), min(at) FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS m(id, w, at)
+       GROUP BY id
+       ON CONFLICT (account_id) DO UPDATE SET missed_since = EXCLUDED.missed_since
+       WHERE a.missed_since IS NULL`,
+      [missed.map((m) => m.account.id), missed.map((m) => m.account.workspaceId), missed.map((m) => m.at)],
+    );
+  }
+
+  /**
+   * Whether an import is due: the account was never imported (it connected in error), or some of
+   * its webhooks were dropped since its last import.
+   */
+  async due(accountId: string): Promise<boolean> {
+    const { rows } = await this.pool.query(
+      `SELECT 1 FROM account_imports
+       WHERE account_id = $1 AND history_before IS NOT NULL AND missed_since IS NULL`,
+      [accountId],
+    );
+    return rows.length === 0;
+  }
+}
