@@ -37,38 +37,55 @@ export async function putWebhook(
 ): Promise<{ webhook: Webhook; secret: string | null }> {
   const url = parseWebhookUrl(input.url, policy.allowPrivateNetworks);
   if (!policy.allowPrivateNetworks) await assertResolvesPublic(url, policy.resolver);
-  const { partnerId, partnerSlug } = input;
-  const now = clock.now();
-  if (!(await db.webhook.findUnique({ where: { partnerId }, select: { partnerId: true } }))) {
-    const secret = generateWebhookSecret();
-    try {
-      const webhook = await db.webhook.create({
-        data: {
-          partnerId,
-          partnerSlug,
-          url: url.href,
-          secretSealed: keyring.encrypt(secret, partnerId),
-          createdAt: now,
-          updatedAt: now,
-        },
-      });
-      return { webhook, secret };
-    } catch (error) {
-      // A concurrent PUT created it first: this one updates it like any later PUT.
-      if (!isUniqueViolation(error)) throw error;
-    }
+  const row = { partnerId: input.partnerId, partnerSlug: input.partnerSlug, url: url.href, now: clock.now() };
+  // A concurrent PUT may create the row, and a concurrent DELETE remove it, between any two
+  // statements: each round decides again from what it finds.
+  for (let round = 0; round < 3; round++) {
+    const updated = await updateWebhook(db, keyring, row, input.rotateSecret);
+    if (updated) return updated;
+    const created = await createWebhook(db, keyring, row);
+    if (created) return created;
   }
-  const secret = input.rotateSecret ? generateWebhookSecret() : null;
-  const webhook = await db.webhook.update({
-    where: { partnerId },
+  throw new ServiceError('conflict', 'the webhook was changed by concurrent requests; retry');
+}
+
+type WebhookRow = { partnerId: string; partnerSlug: string; url: string; now: Date };
+
+/** The partner's webhook with its new URL (and secret when rotated); null when there is none. */
+async function updateWebhook(db: Db, keyring: Keyring, row: WebhookRow, rotate: boolean) {
+  const secret = rotate ? generateWebhookSecret() : null;
+  const { count } = await db.webhook.updateMany({
+    where: { partnerId: row.partnerId },
     data: {
-      url: url.href,
-      partnerSlug,
-      updatedAt: now,
-      ...(secret ? { secretSealed: keyring.encrypt(secret, partnerId) } : {}),
+      url: row.url,
+      partnerSlug: row.partnerSlug,
+      updatedAt: row.now,
+      ...(secret ? { secretSealed: keyring.encrypt(secret, row.partnerId) } : {}),
     },
   });
-  return { webhook, secret };
+  const webhook = count > 0 ? await db.webhook.findUnique({ where: { partnerId: row.partnerId } }) : null;
+  return webhook ? { webhook, secret } : null;
+}
+
+/** A new webhook with a new secret; null when another request created one first. */
+async function createWebhook(db: Db, keyring: Keyring, row: WebhookRow) {
+  const secret = generateWebhookSecret();
+  try {
+    const webhook = await db.webhook.create({
+      data: {
+        partnerId: row.partnerId,
+        partnerSlug: row.partnerSlug,
+        url: row.url,
+        secretSealed: keyring.encrypt(secret, row.partnerId),
+        createdAt: row.now,
+        updatedAt: row.now,
+      },
+    });
+    return { webhook, secret };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return null;
+  }
 }
 
 export async function getWebhook(db: Db, partnerId: string): Promise<Webhook> {

@@ -5,6 +5,7 @@ import { retryAfterSeconds } from '../auth/authenticate.ts';
 import type { Limiter } from '../auth/limiter.ts';
 import type { AccountsClient } from '../clients.ts';
 import { clientKey } from '../http/client-address.ts';
+import { toServiceError } from '../http/errors.ts';
 import { bindingCookie, bindingCookieName, spentBindingCookie } from './browser-binding.ts';
 import { PAGE_CSP } from './html.ts';
 import { connectPage, messagePage, pickerPage, resultPage } from './pages.ts';
@@ -59,7 +60,9 @@ export function connectRoutes(deps: ConnectDeps) {
       }
     });
     scope.setErrorHandler((error, request, reply) => {
-      const [status, title, message] = describeError(error);
+      // The framework's refusals (a malformed or oversized form, a wrong Content-Type) are the
+      // same 400s as on the API, shown as a page.
+      const [status, title, message] = describeError(toServiceError(error as Error));
       if (status >= 500) request.log.error({ err: error }, 'connect page failed');
       return sendPage(reply, status, messagePage(base, title, message));
     });
@@ -117,10 +120,10 @@ export function connectRoutes(deps: ConnectDeps) {
       },
     );
 
-    scope.get<{ Querystring: Record<string, string | undefined> }>(
+    scope.get<{ Querystring: Record<string, string | string[] | undefined> }>(
       '/oauth/callback',
       async (request, reply) => {
-        const q = request.query;
+        const q = singleValues(request.query);
         const state = q.state ?? '';
         // The browser that started this flow brings its nonce; any other browser is refused.
         const browserNonce = state
@@ -224,6 +227,15 @@ function describeError(error: unknown): [number, string, string] {
     default:
       return [502, 'The connection did not work', 'Please try again in a moment.'];
   }
+}
+
+/** A query as single strings: a repeated parameter (`state=a&state=b`) counts as absent. */
+function singleValues(
+  query: Record<string, string | string[] | undefined>,
+): Record<string, string | undefined> {
+  return Object.fromEntries(
+    Object.entries(query).map(([name, value]) => [name, typeof value === 'string' ? value : undefined]),
+  );
 }
 
 const NOTICES: Record<string, string> = { disconnected: 'The account was disconnected.' };
