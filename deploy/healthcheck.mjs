@@ -1,4 +1,4 @@
-// The image's HEALTHCHECK: 0 when the service's ops port answers /healthz with 200, else 1.
+// The image's HEALTHCHECK: 0 when the service answers its health URL with 200, else 1.
 // The ports are the services' OPS_PORT defaults (deploy/test checks they match the config schemas).
 export const DEFAULT_OPS_PORTS = {
   gateway: 9100,
@@ -9,9 +9,24 @@ export const DEFAULT_OPS_PORTS = {
   inbox: 9105,
 };
 
+/**
+ * The graph-sandbox (development's stand-in for Meta) has no ops port: it is asked on its own port
+ * for a static avatar, which it answers without touching its state.
+ */
+const SANDBOX = { portVariable: 'GRAPH_SANDBOX_PORT', port: 8090, path: '/__sandbox/avatar/health.gif' };
+
+/** The URL that tells whether this container's service is up. */
+export function healthUrl(service, env) {
+  if (service === 'graph-sandbox')
+    return `http://127.0.0.1:${env[SANDBOX.portVariable] ?? SANDBOX.port}${SANDBOX.path}`;
+  const port = env.OPS_PORT ?? DEFAULT_OPS_PORTS[service];
+  return port ? `http://127.0.0.1:${port}/healthz` : undefined;
+}
+
 if (process.argv[1]?.endsWith('healthcheck.mjs')) {
-  const port = process.env.OPS_PORT ?? DEFAULT_OPS_PORTS[process.env.SERVICE ?? ''];
-  fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(2_500) }).then(
+  const url = healthUrl(process.env.SERVICE ?? '', process.env);
+  if (!url) process.exit(1);
+  fetch(url, { signal: AbortSignal.timeout(2_500) }).then(
     (response) => process.exit(response.ok ? 0 : 1),
     () => process.exit(1),
   );

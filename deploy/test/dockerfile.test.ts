@@ -1,10 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { z } from '../../packages/config/src/index.ts';
 import { DEFAULT_OPS_PORTS } from '../healthcheck.mjs';
+import { pruneModules } from '../prune-modules.mjs';
 import { CONFIG_SCHEMAS } from './service-config.ts';
 
 /**
@@ -34,19 +44,100 @@ describe('deploy/Dockerfile', () => {
   });
 
   // Guarantee: the runtime image holds the bundle and production dependencies only: no Prisma
-  // CLI, no dev tools (tsx, vitest, turbo), no sources; it runs as `node`, which owns the media
-  // folder and nothing else, listens for probes from outside, and has a healthcheck.
+  // CLI, no docs viewer beyond its one served file, no workspace sources, no dev tools (tsx,
+  // vitest, turbo); it runs as `node`, which owns the media folder and nothing else, listens for
+  // probes from outside, and has a healthcheck.
   it('keeps dev tools out of a non-root runtime with a healthcheck', () => {
     const runtime = stages.runtime ?? '';
     expect(runtime).toMatch(/^COPY --from=prune \/out\/ \/app\/$/m);
     expect(runtime).not.toMatch(/^COPY (packages|services|scripts)/m);
     expect(stages.prune).toMatch(/deploy --offline --prod/);
-    expect(stages.prune).toMatch(/rm -rf prisma \.bin\/prisma/);
+    expect(stages.prune).toMatch(
+      /node deploy\/prune-modules\.mjs "\/out\/services\/\$\{SERVICE\}\/node_modules"/,
+    );
+    expect(stages.prune).toMatch(/cp "\$viewer\/dist\/browser\/standalone\.js"/);
+    expect(stages.prune).not.toMatch(/rm -rf .*prisma/);
     expect(runtime).toMatch(/chown node:node \/app\/var\/media/);
     expect(runtime).toMatch(/MEDIA_DIR=\/app\/var\/media/);
     expect(runtime.search(/^USER node$/m)).toBeGreaterThan(runtime.search(/chown/));
     expect(runtime).toMatch(/^HEALTHCHECK .*healthcheck\.mjs/m);
     expect(runtime).toMatch(/OPS_HOST=0\.0\.0\.0/);
+  });
+
+  // Guarantee: the base is one exact Node 24 release (a rebuild gets the same runtime), the images
+  // say what they are (OCI labels) and which ports they use (EXPOSE).
+  it('pins Node 24, labels the images and exposes their ports', () => {
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-[a-z]+-slim$/m);
+    for (const name of ['runtime', 'migrate']) {
+      const stage = stages[name] ?? '';
+      for (const label of ['title', 'description', 'source', 'version', 'revision'])
+        expect(stage, `${name}: ${label}`).toContain(`org.opencontainers.image.${label}=`);
+    }
+    const exposed: string[] = (stages.runtime ?? '').match(/^EXPOSE (.+)$/m)?.[1]?.split(' ') ?? [];
+    const covers = (port: number) =>
+      exposed.some((entry) => {
+        const [from = '', to = from] = entry.split('-');
+        return port >= Number(from) && port <= Number(to);
+      });
+    for (const port of [8080, 8090, ...Object.values(DEFAULT_OPS_PORTS), 50051, 50055])
+      expect(covers(port), String(port)).toBe(true);
+  });
+
+  // Guarantee: the migrate image is slim: built from the Node base, not from the build stage, with
+  // the Prisma CLI, adapter and pg at the workspace's own versions, and Node running the TypeScript
+  // migration script itself (no tsx, no pnpm).
+  it('builds a slim migrate image at the workspace versions', () => {
+    const migrate = stages.migrate ?? '';
+    expect(text).toMatch(/^FROM \$\{NODE_IMAGE\} AS migrate$/m);
+    expect(migrate).not.toMatch(/--from=build/);
+    expect(migrate).toMatch(/^CMD \["node", "scripts\/migrate\.ts"\]$/m);
+    expect(stages['migrate-modules']).toMatch(/npm ci --omit=dev --ignore-scripts/);
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'deploy/migrate/package.json'), 'utf8'));
+    const lock = JSON.parse(readFileSync(path.join(ROOT, 'deploy/migrate/package-lock.json'), 'utf8'));
+    for (const [name, version] of Object.entries(manifest.dependencies)) {
+      const installed = JSON.parse(
+        readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8'),
+      );
+      expect(version, name).toBe(installed.version);
+      expect(lock.packages[`node_modules/${name}`]?.version, name).toBe(installed.version);
+    }
+  });
+
+  // Guarantee: pruning takes a build-only package out with every package only it needed, and
+  // keeps what a remaining package still uses.
+  it('prunes build-only packages and what only they needed', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'svc-prune-'));
+    try {
+      const modules = path.join(dir, 'node_modules');
+      const pkg = (id: string, name: string, deps: [string, string][] = []) => {
+        const inner = path.join(modules, '.pnpm', id, 'node_modules');
+        mkdirSync(path.join(inner, name), { recursive: true });
+        writeFileSync(path.join(inner, name, 'package.json'), '{}');
+        for (const [depId, depName] of deps) {
+          mkdirSync(path.dirname(path.join(inner, depName)), { recursive: true });
+          symlinkSync(path.join('..', '..', depId, 'node_modules', depName), path.join(inner, depName));
+        }
+      };
+      const link = (id: string, name: string) => {
+        mkdirSync(path.dirname(path.join(modules, name)), { recursive: true });
+        symlinkSync(path.join('.pnpm', id, 'node_modules', name), path.join(modules, name));
+      };
+      pkg('shared@1', 'shared');
+      pkg('engines@1', '@prisma/engines');
+      pkg('prisma@6', 'prisma', [
+        ['engines@1', '@prisma/engines'],
+        ['shared@1', 'shared'],
+      ]);
+      pkg('fastify@5', 'fastify', [['shared@1', 'shared']]);
+      link('prisma@6', 'prisma');
+      link('fastify@5', 'fastify');
+      expect(pruneModules(modules).sort()).toEqual(['engines@1', 'prisma@6']);
+      expect(readdirSync(path.join(modules, '.pnpm')).sort()).toEqual(['fastify@5', 'shared@1']);
+      expect(existsSync(path.join(modules, 'fastify/package.json'))).toBe(true);
+      expect(existsSync(path.join(modules, 'prisma'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   // Guarantee: the image runs a service with the Node flags its package.json asks for, as

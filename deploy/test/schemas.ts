@@ -1,8 +1,8 @@
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
-import { Deployment } from 'kubernetes-models/apps/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { Job } from 'kubernetes-models/batch/v1';
-import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
+import { Ingress, NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import type { K8sObject } from './render.ts';
@@ -13,9 +13,11 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/Secret': Secret,
   'v1/Service': Service,
   'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
   'batch/v1/Job': Job,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'networking.k8s.io/v1/Ingress': Ingress,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'keda.sh/v1alpha1/ScaledObject': ScaledObject,
 };

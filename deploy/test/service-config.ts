@@ -8,6 +8,7 @@ import { identityConfigSchema } from '../../services/identity/src/config.ts';
 import { inboxConfigSchema } from '../../services/inbox/src/config.ts';
 import { publishingConfigSchema } from '../../services/publishing/src/config.ts';
 import { webhooksConfigSchema } from '../../services/webhooks/src/config.ts';
+import { NATS_SERVICES, passwordVariable } from './nats-users.ts';
 import { find, K8S_DIR, type K8sObject } from './render.ts';
 
 type Schema = z.ZodObject<z.ZodRawShape>;
@@ -39,8 +40,9 @@ type Container = any;
 export const containersOf = (object: K8sObject): Container[] => object.spec?.template?.spec?.containers ?? [];
 
 /**
- * A container's variables: its ConfigMaps' keys (envFrom), its literal values and its Secret
- * references, those read from `secret` (the rendered Secret, or stand-ins in production).
+ * A container's variables: its ConfigMaps' keys (envFrom, or one key by configMapKeyRef), its literal
+ * values and its Secret references, those read from `secret` (the rendered Secret, or stand-ins in
+ * production).
  */
 export function containerEnv(
   objects: K8sObject[],
@@ -55,18 +57,30 @@ export function containerEnv(
   }
   for (const variable of container.env ?? []) {
     const ref = variable.valueFrom?.secretKeyRef;
+    const configKey = variable.valueFrom?.configMapKeyRef;
     if (ref) {
       fromSecret.add(variable.name);
       values[variable.name] = secret[ref.key] ?? '';
-    } else values[variable.name] = variable.value;
+    } else if (configKey)
+      values[variable.name] = find(objects, 'ConfigMap', configKey.name).data?.[configKey.key] ?? '';
+    else values[variable.name] = variable.value;
   }
   return { values, fromSecret };
 }
 
-/** The development Secret's values, which production checks use as well-formed stand-ins. */
+/**
+ * The development Secret's values, which production checks use as well-formed stand-ins, with the
+ * keys only production's Secret has: each service's NATS password (deploy/k8s/README.md).
+ */
 export function standInSecrets(): Record<string, string> {
   const file = path.join(K8S_DIR, 'overlays/development/development-secret.yaml');
-  return (parse(readFileSync(file, 'utf8')) as { stringData: Record<string, string> }).stringData;
+  const development = (parse(readFileSync(file, 'utf8')) as { stringData: Record<string, string> })
+    .stringData;
+  const nats = NATS_SERVICES.map((service) => [
+    passwordVariable(service),
+    `stand-in-nats-password-${service}`,
+  ]);
+  return { ...development, ...Object.fromEntries(nats) };
 }
 
 /** The variables a manifest sets that the service's schema does not read (typos, stale names). */

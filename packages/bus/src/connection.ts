@@ -8,6 +8,7 @@ import {
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from '@svc/logging';
 import { STREAMS, type StreamKey, Subjects } from './catalog.ts';
+import { inboxPrefixFor, type NatsCredentials, natsCredentials } from './credentials.ts';
 
 export interface Bus {
   nc: NatsConnection;
@@ -27,10 +28,15 @@ export async function connectBus(options: {
   logger: Logger;
   /** Copies of each stream the JetStream cluster keeps (3 on a 3-node cluster); 1 on one server. */
   replicas?: number;
+  /** Who the client is to NATS; by default the NATS_* credentials of the environment, if any. */
+  credentials?: NatsCredentials;
 }): Promise<Bus> {
+  const credentials = options.credentials ?? natsCredentials(process.env);
   const nc = await connect({
     servers: serverList(options.url),
     name: options.name,
+    ...credentials,
+    inboxPrefix: inboxPrefixFor(options.name, credentials),
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // Else every request (each JetStream publish and ack) builds two Errors with stack traces up

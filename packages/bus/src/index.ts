@@ -27,6 +27,7 @@ export {
   pullMessages,
   type RunningConsumer,
 } from './consumer.ts';
+export { type NatsCredentials, natsCredentials } from './credentials.ts';
 export {
   type ConsumerObserver,
   type DeadLetter,

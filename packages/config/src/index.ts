@@ -74,6 +74,13 @@ export function baseConfigSchema(mode: AppEnv) {
     // One NATS server, or a cluster's nodes comma-separated (nats://a:4222,nats://b:4222): clients
     // fail over to another node when theirs is lost.
     NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+    // Who the service is to NATS (@svc/bus natsCredentials): in production a user of its own from
+    // a Secret, limited to its subjects (deploy/k8s/nats); none in development. One of: a `.creds`
+    // file, a user with its password, or a token.
+    NATS_CREDS_FILE: z.string().min(1).optional(),
+    NATS_USER: z.string().min(1).optional(),
+    NATS_PASSWORD: z.string().min(1).optional(),
+    NATS_TOKEN: z.string().min(1).optional(),
     REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
     // Prefix of every JetStream stream and consumer name, so tests and a dev instance never collide.
     NATS_PREFIX: z
