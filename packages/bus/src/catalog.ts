@@ -91,6 +91,14 @@ const postEvent = envelopeWith(
 );
 export type PostEvent = z.infer<typeof postEvent>;
 
+/** An inbox event (`message.*`, `comment.*`): the conversation and the message as REST shows them. */
+const inboxEvent = envelopeWith(
+  z.looseObject({
+    conversation: z.looseObject({ id: z.string() }),
+    message: z.looseObject({ id: z.string() }),
+  }),
+);
+
 /** An embed session ended by its partner: `data.session.id` is the session. */
 const embedSessionSignal = envelopeWith(z.looseObject({ session: z.looseObject({ id: z.string() }) }));
 export type EmbedSessionSignal = z.infer<typeof embedSessionSignal>;
@@ -131,6 +139,18 @@ export const SUBJECTS = {
   accountConnected: signal('account.connected', 'events', accountEvent),
   accountDisconnected: signal('account.disconnected', 'events', accountEvent),
   accountExpired: signal('account.expired', 'events', accountEvent),
+  /**
+   * The partner's view of an account moving to or from `error` (or to another error): `data.account`
+   * with its status and `last_error`, and `data.previous_status`. Emitted beside `accounts.changed`,
+   * which stays the services' cache signal (it also covers changes partners get no event for).
+   */
+  accountStatusChanged: signal('account.changed', 'events', accountEvent),
+  /**
+   * A stored message or comment changed as partners see it (edited, unsent or removed, hidden or
+   * shown, reacted to), announced by inbox beside `message.received`, `comment.received` and
+   * `message.sent` (all on `message.>` / `comment.>` of EVENTS).
+   */
+  messageUpdated: signal('message.updated', 'events', inboxEvent),
   /** Every post event (`post.published`, `post.partial`, ...). */
   postEvents: signal('post.>', 'events', postEvent),
   /** Every partner-facing event (`account.*`, `post.*`, ...), as the webhooks service stores it. */
@@ -187,6 +207,10 @@ export const CONSUMERS = {
   publishingWorkers: durable('publishing-workers', SUBJECTS.publishJob),
   publishingWorkspaceDeleted: durable('publishing-workspace-deleted', SUBJECTS.workspaceDeleted),
   webhooksStore: durable('webhooks-store', SUBJECTS.partnerEvents),
+  // A deleted workspace's events leave the event store (those announcing the deletion after a grace).
+  webhooksWorkspaceDeleted: durable('webhooks-workspace-deleted', SUBJECTS.workspaceDeleted),
+  // A deleted workspace's recorded Idempotency-Key answers leave Redis.
+  gatewayWorkspaceDeleted: durable('gateway-workspace-deleted', SUBJECTS.workspaceDeleted),
   inboxProviderWebhooks: durable('inbox-provider-webhooks', SUBJECTS.metaWebhook),
   inboxAccountConnected: durable('inbox-account-connected', SUBJECTS.accountConnected),
   // An account back to active from error imports what its dropped webhooks carried.

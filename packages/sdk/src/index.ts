@@ -9,6 +9,7 @@ export {
 } from './client.ts';
 export type { EventOfType, EventType, ServiceEvent } from './events.ts';
 export type { components, operations, paths } from './generated/api.ts';
+export { type ListPage, type PageRequest, paginate } from './paginate.ts';
 export {
   type HeaderBag,
   type VerificationFailure,

@@ -1,6 +1,7 @@
 import { eventRow, writeOutbox } from '@svc/bus';
 import { type Caller, found, pageWindow, visibleTo } from '@svc/db';
 import { errors } from '@svc/errors';
+import { isId } from '@svc/ids';
 import type pg from 'pg';
 import { disconnectedSnapshot } from './account-view.ts';
 import type { AccountsContext } from './context.ts';
@@ -148,6 +149,8 @@ export async function deleteAccount(ctx: AccountsContext, caller: Caller, id: st
 
 /** "Disconnect" on the hosted connect page: the link token names the workspace. */
 export async function disconnectFromLink(ctx: AccountsContext, workspaceId: string, accountId: string) {
+  // The id comes from a page's URL: anything that is not an account id is no account.
+  if (!isId('account', accountId)) throw errors.notFound('account');
   const account = found(await ctx.db.account.findFirst({ where: { id: accountId, workspaceId } }), 'account');
   await disconnectAccounts(ctx, [account], await scopeOf(ctx.identity, workspaceId));
 }

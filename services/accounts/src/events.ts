@@ -21,14 +21,18 @@ export async function scopeOf(
   };
 }
 
-export type AccountEventType = 'account.connected' | 'account.disconnected' | 'account.expired';
+export type AccountEventType =
+  | 'account.connected'
+  | 'account.disconnected'
+  | 'account.expired'
+  | 'account.changed';
 
 /** An account event whose `data.account` is the record as `GET /v1/accounts/:id` shows it now. */
 export function accountEvent(
   type: AccountEventType,
   scope: EventScope,
   account: Account,
-  extra: { reason?: string; error?: string } = {},
+  extra: { reason?: string; error?: string; previous_status?: string } = {},
 ): EventEnvelope {
   const { partner, workspace, external_id } = scope;
   return makeEvent(type, { partner, workspace, external_id }, { account: accountJson(account), ...extra });

@@ -5,6 +5,7 @@ import { disconnectAccounts } from './accounts.ts';
 import type { AccountsContext } from './context.ts';
 import { accountChanged, accountEvent, scopeOf } from './events.ts';
 import type { Account, Prisma } from './generated/prisma/client.ts';
+import { lockAccount, statusChangeEvents } from './status-change.ts';
 
 /**
  * How accounts leave `active`: their token expires (sweeper), a network call finds the token dead
@@ -55,7 +56,7 @@ export async function applyTokenProblem(
 
 /**
  * Moves an account out of a live state (active or error) once; `type` is the event to emit, else
- * `accounts.changed` tells the services that cache accounts.
+ * `accounts.changed` tells the services that cache accounts and `account.changed` the partner.
  */
 async function transition(
   ctx: AccountsContext,
@@ -65,16 +66,13 @@ async function transition(
 ): Promise<void> {
   const scope = await scopeOf(ctx.identity, account.workspaceId);
   await ctx.db.$transaction(async (tx) => {
-    const moved = await tx.account.updateMany({
-      where: { id: account.id, status: { in: ['active', 'error'] } },
-      data: change,
-    });
-    if (moved.count === 0) return;
-    const updated = await tx.account.findUniqueOrThrow({ where: { id: account.id } });
-    const event = type
-      ? accountEvent(type, scope, updated, { error: change.lastError })
-      : accountChanged(scope, updated);
-    await writeOutbox(tx, [eventRow(event)]);
+    const before = await lockAccount(tx, account.id);
+    if (!before || !['active', 'error'].includes(before.status)) return;
+    const updated = await tx.account.update({ where: { id: account.id }, data: change });
+    const events = type
+      ? [accountEvent(type, scope, updated, { error: change.lastError })]
+      : [accountChanged(scope, updated), ...statusChangeEvents(scope, before, updated)];
+    await writeOutbox(tx, events.map(eventRow));
   });
   ctx.relay.kick();
 }

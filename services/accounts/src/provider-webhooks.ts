@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AccountsContext } from './context.ts';
 import { accountChanged, scopeOf } from './events.ts';
 import { grantProblem, type Network } from './grant-check.ts';
+import { lockAccount, statusChangeEvents } from './status-change.ts';
 
 /**
  * The account-related part of Meta's webhooks: `object: "permissions"` tells us that a user granted
@@ -44,18 +45,22 @@ async function applyPermissionChange(
     where: { providerUserId, status: { in: ['active', 'error'] } },
   });
   for (const account of accounts) {
-    const scopes =
-      verb === 'revoked'
-        ? account.scopes.filter((s) => s !== scope)
-        : [...new Set([...account.scopes, scope])];
-    const problem = grantProblem(account.network as Network, account.displayName, scopes);
     const eventScope = await scopeOf(ctx.identity, account.workspaceId);
     await ctx.db.$transaction(async (tx) => {
-      const moved = await tx.account.updateMany({
-        where: { id: account.id, status: { in: ['active', 'error'] } },
+      // Read again under lock: the change applies to the scopes as they are now.
+      const before = await lockAccount(tx, account.id);
+      if (!before || !['active', 'error'].includes(before.status)) return;
+      const scopes =
+        verb === 'revoked'
+          ? before.scopes.filter((s) => s !== scope)
+          : [...new Set([...before.scopes, scope])];
+      const problem = grantProblem(before.network as Network, before.displayName, scopes);
+      const after = await tx.account.update({
+        where: { id: account.id },
         data: { scopes, status: problem ? 'error' : 'active', lastError: problem },
       });
-      if (moved.count > 0) await writeOutbox(tx, [eventRow(accountChanged(eventScope, account))]);
+      const events = [accountChanged(eventScope, after), ...statusChangeEvents(eventScope, before, after)];
+      await writeOutbox(tx, events.map(eventRow));
     });
   }
   if (accounts.length > 0) ctx.relay.kick();

@@ -7,6 +7,7 @@ import { accountChanged, scopeOf } from './events.ts';
 import type { Account } from './generated/prisma/client.ts';
 import { grantProblem, type Network, scopesFor } from './grant-check.ts';
 import { applyTokenProblem } from './lifecycle.ts';
+import { lockAccount, statusChangeEvents } from './status-change.ts';
 import { openToken } from './vault.ts';
 
 /**
@@ -29,6 +30,7 @@ export async function refreshAccount(ctx: AccountsContext, caller: Caller, id: s
     const problem = grantProblem(account.network as Network, profile.displayName, scopes);
     const scope = await scopeOf(ctx.identity, account.workspaceId);
     const updated = await ctx.db.$transaction(async (tx) => {
+      const before = (await lockAccount(tx, account.id)) ?? account;
       const row = await tx.account.update({
         where: { id: account.id },
         data: {
@@ -39,7 +41,8 @@ export async function refreshAccount(ctx: AccountsContext, caller: Caller, id: s
           lastError: problem,
         },
       });
-      await writeOutbox(tx, [eventRow(accountChanged(scope, row))]);
+      const events = [accountChanged(scope, row), ...statusChangeEvents(scope, before, row)];
+      await writeOutbox(tx, events.map(eventRow));
       return row;
     });
     ctx.relay.kick();

@@ -1,4 +1,4 @@
-import { connectBus } from '@svc/bus';
+import { CONSUMERS, connectBus } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
 import type { FastifyInstance } from 'fastify';
@@ -36,6 +36,10 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     runtime.worker('request log', () => requestLog.close());
     const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);
     const idempotency = new Idempotency(redis, config.REDIS_PREFIX, config.ENCRYPTION_KEYS);
+    // A deleted workspace's recorded answers leave Redis (one gateway of all handles each deletion).
+    await runtime.consume(bus, CONSUMERS.gatewayWorkspaceDeleted, async ({ workspace }) => {
+      await idempotency.forgetWorkspace(workspace);
+    });
     const metrics = new HttpMetrics(runtime.registry);
     const app = buildGateway({ config, logger, limiter, idempotency, clients, requestLog, bus, metrics });
     app.get('/readyz', async (_request, reply) => {

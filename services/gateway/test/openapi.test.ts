@@ -104,12 +104,14 @@ describe('the OpenAPI document', () => {
       'account.connected',
       'account.disconnected',
       'account.expired',
+      'account.changed',
       'post.published',
       'post.partial',
       'post.failed',
       'message.received',
       'comment.received',
       'message.sent',
+      'message.updated',
     ]);
     const connected = doc.webhooks['account.connected']?.post.requestBody.content['application/json'];
     expect(connected?.schema).toEqual({ $ref: '#/components/schemas/AccountConnectedEvent' });

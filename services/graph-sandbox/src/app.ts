@@ -10,8 +10,10 @@ import Fastify, {
 import type { SandboxConfig } from './config.ts';
 import { registerControl } from './control.ts';
 import { ControlError } from './control-errors.ts';
+import { registerDeliveryControl } from './delivery-control.ts';
 import { applyFaults } from './faults.ts';
 import { GraphFailure } from './graph-errors.ts';
+import { registerHostedFiles } from './hosted-files.ts';
 import { registerGraphNodes } from './nodes.ts';
 import { registerOauth } from './oauth.ts';
 import { parseForm } from './params.ts';
@@ -123,6 +125,8 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
   app.addHook('onClose', async () => world.webhooks.close());
   registerOauth(app, world);
   registerControl(app, world);
+  registerDeliveryControl(app, world);
+  registerHostedFiles(app, world);
   registerPublicPages(app, world);
   registerGraphNodes(app, world);
   return { app, world };

@@ -1,4 +1,5 @@
 import { invalidParam } from './graph-errors.ts';
+import { hostFile } from './hosted-files.ts';
 import { fetchMedia } from './media-fetch.ts';
 import type { AttachmentType, MessageAttachment } from './store.ts';
 import type { World } from './world.ts';
@@ -89,7 +90,9 @@ export function graphAttachment(a: MessageAttachment) {
 
 /**
  * `message.attachment` of the Send API: Meta downloads the URL. Unreachable → 100/2018008, an
- * `image` that is not one → 100/2018047, over the size limit → 100/2018109 (facts §4.6).
+ * `image` that is not one → 100/2018047, over the size limit → 100/2018109 (facts §4.6). The file
+ * is then served from the network's own host (see hosted-files.ts): that is the URL the message,
+ * its echo and `GET /{message-id}` carry.
  */
 export async function fetchSendAttachment(
   world: World,
@@ -104,12 +107,16 @@ export async function fetchSendAttachment(
   if (media.bytes > SEND_LIMIT_BYTES[type])
     throw invalidParam('(#100) Attachment size exceeds allowable limit', 2018109);
   const declared = media.contentType.split(';')[0]?.trim() ?? '';
+  const id = world.ids.attachment();
+  const mimeType = media.format ? `image/${media.format}` : declared || mimeOf(url, type);
+  const name = fileName(url, type);
   return {
-    id: world.ids.attachment(),
+    id,
     type,
-    url,
-    mimeType: media.format ? `image/${media.format}` : declared || mimeOf(url, type),
-    name: fileName(url, type),
+    url: hostFile(world, { id, name, mimeType, bytes: media.data }),
+    sourceUrl: url,
+    mimeType,
+    name,
     width: media.width,
     height: media.height,
   };

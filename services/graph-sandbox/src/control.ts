@@ -2,6 +2,7 @@ import { z } from '@svc/config';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ATTACHMENT_TYPES, inboundAttachment } from './attachments.ts';
 import { ControlError, parseBody } from './control-errors.ts';
+import { registerEventKinds } from './event-kinds.ts';
 import { messagingEvent } from './events.ts';
 import { registerFaultRoutes } from './faults.ts';
 import { addComment, checkParent } from './graph/comments.ts';
@@ -178,6 +179,7 @@ export function registerControl(app: FastifyInstance, world: World): void {
   });
 
   registerFaultRoutes(app, world);
+  registerEventKinds(app, world);
 
   app.get('/__sandbox/published', () => ({ data: publishedLog(world) }));
   app.get('/__sandbox/sent', () => ({ data: s().sent }));

@@ -13,6 +13,8 @@ export type FetchedMedia =
   | {
       ok: true;
       bytes: number;
+      /** The file itself (the Send API hosts what it downloaded). */
+      data: Buffer;
       contentType: string;
       format: ImageFormat | null;
       width: number;
@@ -97,7 +99,7 @@ async function readImage(res: Dispatcher.ResponseData): Promise<FetchedMedia> {
   }
   const type = res.headers['content-type'];
   const contentType = Array.isArray(type) ? type.join(', ') : (type ?? '');
-  return { ok: true, bytes: data.length, contentType, ...probeImage(data) };
+  return { ok: true, bytes: data.length, data, contentType, ...probeImage(data) };
 }
 
 function probeImage(data: Buffer): { format: ImageFormat | null; width: number; height: number } {

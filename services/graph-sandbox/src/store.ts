@@ -127,7 +127,10 @@ export type AttachmentType = 'image' | 'video' | 'audio' | 'file';
 export interface MessageAttachment {
   id: string;
   type: AttachmentType;
+  /** Where the network serves the file: the given URL for inbound files, our CDN for sent ones. */
   url: string;
+  /** A sent file: the URL the product gave the Send API (the sent log shows it). */
+  sourceUrl?: string;
   mimeType: string;
   name: string;
   width: number;
@@ -215,6 +218,22 @@ export interface WebhookAttempt {
   body: string;
 }
 
+/**
+ * A control rule: the next `remaining` event webhooks that match (the account, `entry.id`, and the
+ * kind, when given) are not delivered, as when Meta loses one (see webhook-holds.ts).
+ */
+export interface WebhookHold {
+  accountId: string | null;
+  kind: 'message' | 'echo' | 'comment' | null;
+  remaining: number;
+}
+
+/** A file sent through the Send API, as the network hosts it (`GET /__sandbox/cdn/:id/:name`). */
+export interface HostedFile {
+  bytes: Buffer;
+  mimeType: string;
+}
+
 export class Store {
   users = new Map<string, User>();
   pages = new Map<string, Page>();
@@ -234,6 +253,8 @@ export class Store {
   faults: Fault[] = [];
   webhookAttempts: WebhookAttempt[] = [];
   deliveries = new Map<string, Delivery>();
+  webhookHolds: WebhookHold[] = [];
+  hostedFiles = new Map<string, HostedFile>();
   /** Send API attachments uploaded with `is_reusable`, by attachment_id. */
   reusableAttachments = new Map<string, { accountId: string; attachment: MessageAttachment }>();
   /** Publish times per IG account, for the rolling 24 h quota. */

@@ -5,6 +5,7 @@ import { type Clock, unixSeconds } from './clock.ts';
 import type { SandboxConfig } from './config.ts';
 import type { IdFactory } from './ids.ts';
 import type { Delivery, Store, WebhookAttempt } from './store.ts';
+import { takeHold } from './webhook-holds.ts';
 
 /**
  * Meta's JSON text (facts §5.3): non-ASCII escaped as lowercase `\uXXXX` and `/` as `\/`. The
@@ -47,6 +48,8 @@ export type Sendable = Delivery & { request: Request };
 export const isSendable = (delivery: Delivery): delivery is Sendable => delivery.request !== null;
 
 const NO_WEBHOOK_URL = 'SANDBOX_WEBHOOK_URL is not set';
+/** The `error` of a delivery a hold kept back (POST /__sandbox/webhooks/withhold). */
+const WITHHELD = 'withheld';
 
 export class WebhookSender {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -63,13 +66,15 @@ export class WebhookSender {
   async sendEvent(payload: Record<string, unknown>): Promise<SentDelivery> {
     const delivery = this.eventDelivery(payload);
     if (!delivery) return { id: null, url: null, status: null, error: NO_WEBHOOK_URL };
+    if (this.withheld(delivery, payload))
+      return { id: delivery.id, url: delivery.url, status: null, error: WITHHELD };
     return { id: delivery.id, ...(await this.attempt(delivery, 1, false)) };
   }
 
   /** Like sendEvent, but answers at once with the delivery id; the send runs in the background. */
   queueEvent(payload: Record<string, unknown>): string | null {
     const delivery = this.eventDelivery(payload);
-    if (delivery) void this.attempt(delivery, 1, false);
+    if (delivery && !this.withheld(delivery, payload)) void this.attempt(delivery, 1, false);
     return delivery?.id ?? null;
   }
 
@@ -129,6 +134,27 @@ export class WebhookSender {
   close(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /**
+   * A delivery a hold takes is listed (attempt 1, no status, error `withheld`) and never sent; it
+   * stays registered, so a replay can deliver it late.
+   */
+  private withheld(delivery: Sendable, payload: Record<string, unknown>): boolean {
+    if (!takeHold(this.store().webhookHolds, payload)) return false;
+    const { id, kind, url, request } = delivery;
+    this.record({
+      id,
+      kind,
+      url,
+      attempt: 1,
+      replay: false,
+      status: null,
+      error: WITHHELD,
+      body: request.body,
+    });
+    this.log.info({ delivery: id }, 'webhook withheld');
+    return true;
   }
 
   private eventDelivery(payload: Record<string, unknown>): Sendable | null {

@@ -133,6 +133,7 @@ describe('inbound attachments (control API)', () => {
 
 describe('Send API attachments', () => {
   // Guarantee: the Send API downloads an image attachment, stores it on the message (real size and type), logs attachment_url and tag in the sent log, and the echo carries the attachment and our app_id.
+  // Guarantee: like Meta, the message, its echo and GET /{message} name the network's own copy of the file (served by the sandbox), not the URL that was sent.
   it('sends an image by URL', async () => {
     const url = `${h.internet.url}/img/photo.jpg`;
     const res = await sendImage(igsid, { url }, { messaging_type: 'MESSAGE_TAG', tag: 'HUMAN_AGENT' });
@@ -141,9 +142,12 @@ describe('Send API attachments', () => {
     const entry = await sentEntry(res.body.message_id);
     expect(entry).toMatchObject({ text: null, attachment_url: url, tag: 'HUMAN_AGENT' });
     const echo = await echoOf(res.body.message_id);
+    const echoed = echo.entry[0]?.messaging?.[0]?.message ?? {};
+    const hosted = (echoed.attachments as { payload: { url: string } }[])[0]?.payload.url as string;
+    expect(hosted).toMatch(new RegExp(`^${h.sandbox.url}/__sandbox/cdn/\\d+/photo\\.jpg$`));
     expect(echo.entry[0]?.messaging?.[0]?.message).toEqual({
       mid: res.body.message_id,
-      attachments: [{ type: 'image', payload: { url } }],
+      attachments: [{ type: 'image', payload: { url: hosted } }],
       is_echo: true,
       app_id: Number(h.sandbox.world.config.appId),
     });
@@ -156,8 +160,13 @@ describe('Send API attachments', () => {
     expect(read.body.attachments.data[0]).toMatchObject({
       mime_type: 'image/jpeg',
       name: 'photo.jpg',
-      image_data: { url, width: 800, height: 600 },
+      image_data: { url: hosted, width: 800, height: 600 },
     });
+    const file = await fetch(hosted);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/jpeg');
+    const original = await (await fetch(url)).arrayBuffer();
+    expect(Buffer.from(await file.arrayBuffer()).equals(Buffer.from(original))).toBe(true);
   });
 
   // Guarantee: a text send logs attachment_url null and the tag as given (null without one).

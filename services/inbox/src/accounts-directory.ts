@@ -17,6 +17,8 @@ export interface InboxAccount {
   /** The Page whose token and Send API an account uses (a photo-network account's linked Page). */
   pageId: string;
   status: string;
+  /** When it was last connected (or reconnected); null when accounts does not say. */
+  connectedAt: Date | null;
 }
 
 /** Kept for a minute at most, even if an announcement were missed. */
@@ -123,6 +125,7 @@ export class AccountsDirectory {
               platformId: account.platformId,
               pageId: account.pageId,
               status: account.status,
+              connectedAt: account.connectedAt ? new Date(account.connectedAt) : null,
             },
           ]
         : [],

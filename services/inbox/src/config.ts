@@ -1,6 +1,9 @@
 import { appEnv, baseConfigSchema, envInt, envSecret, loadConfig, z } from '@svc/config';
 import { graphClientEnv } from '@svc/graph-client';
 
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
 export function inboxConfigSchema(env = process.env) {
   const mode = appEnv(env);
   return baseConfigSchema(mode).extend({
@@ -15,6 +18,17 @@ export function inboxConfigSchema(env = process.env) {
     META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),
     // Provider webhooks handled at once per replica (each in its own transaction).
     INBOX_INTAKE_CONCURRENCY: envInt(16, { min: 1, max: 256 }),
+    // The reconciliation (reconciliation.ts): how often each active account's recent conversations
+    // and comments are read again, how far back, and how fast (Meta allows 2 calls/s per account
+    // on these reads; half of it by default leaves the rest to sends and lookups).
+    INBOX_RECONCILE_INTERVAL_MS: envInt(10 * MINUTE_MS, { min: 1_000 }),
+    INBOX_RECONCILE_LOOKBACK_MS: envInt(48 * HOUR_MS, { min: MINUTE_MS }),
+    INBOX_RECONCILE_CALLS_PER_SECOND: z.coerce.number().positive().max(2).default(1),
+    // Accounts one replica reconciles at once (each at the rate above).
+    INBOX_RECONCILE_CONCURRENCY: envInt(4, { min: 1, max: 64 }),
+    // A send whose outcome is unknown (a timeout, a crash) this long is settled by asking the
+    // network, at its account's next reconciliation. Keep it above GRAPH_API_TIMEOUT_MS.
+    INBOX_SEND_SETTLE_AFTER_MS: envInt(2 * MINUTE_MS, { min: 1_000 }),
     ...graphClientEnv,
   });
 }

@@ -3,6 +3,7 @@ import { callerOf, type InboxService, type ServiceImplementation } from '@svc/co
 import { errors } from '@svc/errors';
 import type { AccountsDirectory } from './accounts-directory.ts';
 import type { CatchUp } from './catch-up.ts';
+import { decodeCursor, encodeCursor } from './conversation-cursor.ts';
 import type { InboxStore } from './inbox-store.ts';
 import type { PrivateReplies } from './private-replies.ts';
 import type { Sender } from './sender.ts';
@@ -38,8 +39,11 @@ export function inboxHandlers(deps: {
   return {
     async listConversations(req) {
       const caller = callerOf(req.caller);
+      const after = req.startingAfter ? decodeCursor(req.startingAfter) : undefined;
+      if (after && req.page > 1)
+        throw errors.validation('page', 'page cannot be combined with starting_after');
       if (req.workspaceId) await workspaces.assertOwned(caller, req.workspaceId);
-      const { rows, total } = await store.conversations(caller, {
+      const { rows, total, hasMore } = await store.conversations(caller, {
         workspaceId: req.workspaceId,
         accountId: req.accountId,
         kind: req.kind,
@@ -48,8 +52,15 @@ export function inboxHandlers(deps: {
         since: parseSince(req.since),
         page: req.page,
         limit: req.limit,
+        after,
       });
-      return { conversationsJson: rows.map((r) => JSON.stringify(conversationView(r, now()))), total };
+      const last = rows.at(-1);
+      return {
+        conversationsJson: rows.map((r) => JSON.stringify(conversationView(r, now()))),
+        total,
+        hasMore,
+        nextCursor: hasMore && last ? encodeCursor({ at: last.last_message_at, id: last.id }) : '',
+      };
     },
     async getConversation(req) {
       return { conversationJson: await conversationJson(callerOf(req.caller), req.conversationId) };

@@ -6,7 +6,9 @@ import type { MessageRow } from './views.ts';
  * `Idempotency-Key` on sends: the key is stored on the outbound message itself, claimed before
  * the network is called (a unique index per partner), so a retry never reaches the person twice,
  * even across a crash. A retry answers the message sent; another request under the same key is a
- * 409, and so is a retry while the first is still being sent.
+ * 409, and so is a retry while the first is still being sent. A send whose outcome is unknown (a
+ * timeout, a crash) is settled with the network after a bounded time (send-settlement.ts): the key
+ * then answers the message, or is free again when the network never got it.
  */
 export interface Idempotency {
   key: string;

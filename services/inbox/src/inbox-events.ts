@@ -9,8 +9,11 @@ export interface Recorded {
   conversations: ConversationRow[];
 }
 
-/** The inbox events of spec section 6, each `{ conversation, message }` as REST shows them now. */
-type InboxEventType = 'message.received' | 'comment.received' | 'message.sent';
+/**
+ * The inbox events of spec section 6, each `{ conversation, message }` as REST shows them now;
+ * `message.updated` when a stored message changed (edited, unsent or removed, hidden, reacted to).
+ */
+type InboxEventType = 'message.received' | 'comment.received' | 'message.sent' | 'message.updated';
 
 function typeOf(message: Pick<MessageRow, 'direction' | 'kind'>): InboxEventType {
   if (message.direction === 'outbound') return 'message.sent';
@@ -38,20 +41,26 @@ export class InboxEvents {
     return rows;
   }
 
-  async announce(tx: pg.PoolClient, messageIds: string[]): Promise<OutboxRow[]> {
+  /** The events of messages just recorded (or, with `message.updated`, just changed), read inside their transaction. */
+  async announce(tx: pg.PoolClient, messageIds: string[], type?: 'message.updated'): Promise<OutboxRow[]> {
     const rows: OutboxRow[] = [];
     const now = this.now();
     for (const id of messageIds) {
       const message = await this.store.messageById(tx, id);
       const conversation = await this.store.conversationById(tx, message.conversation_id);
-      rows.push(await this.eventRow(conversation, message, now));
+      rows.push(await this.eventRow(conversation, message, now, type));
     }
     return rows;
   }
 
-  private async eventRow(conversation: ConversationRow, message: MessageRow, now: Date): Promise<OutboxRow> {
+  private async eventRow(
+    conversation: ConversationRow,
+    message: MessageRow,
+    now: Date,
+    type: InboxEventType = typeOf(message),
+  ): Promise<OutboxRow> {
     const scope = await this.workspaces.scope(message.workspace_id);
     const data = { conversation: conversationView(conversation, now), message: messageView(message, now) };
-    return eventRow(makeEvent(typeOf(message), scope, data, now));
+    return eventRow(makeEvent(type, scope, data, now));
   }
 }

@@ -1,3 +1,4 @@
+import type { ConversationPosition } from './conversation-cursor.ts';
 import type { ConversationRow, MessageRow } from './views.ts';
 
 /** What the inbox store writes: a conversation or a message to record, and what a message counts. */
@@ -27,6 +28,10 @@ export interface NewMessage {
   text: string | null;
   attachments: MessageRow['attachments'];
   parentPlatformId: string | null;
+  /** Instagram: the story a DM replies to (none when absent). */
+  story?: MessageRow['reply_story'];
+  /** The network does not show what it is (`is_unsupported`; false when absent). */
+  unsupported?: boolean;
   source: MessageRow['source'];
   state: 'sending' | 'sent';
   idempotencyKey: string | null;
@@ -44,6 +49,8 @@ export interface ConversationFilter {
   since: Date | undefined;
   page: number;
   limit: number;
+  /** The page after this position (cursor paging) instead of the offset of `page`. */
+  after?: ConversationPosition | undefined;
 }
 
 /** What a message changes in its conversation. */

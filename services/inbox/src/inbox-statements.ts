@@ -47,10 +47,10 @@ export const THREADS = `SELECT c.id, c.account_id, c.kind, c.thread_key FROM con
 
 export const INSERT_MESSAGES = `INSERT INTO messages AS m (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
          platform_message_id, sender, text, attachments, parent_platform_id, source, state,
-         idempotency_key, request_hash, created_at, stored_at)
+         idempotency_key, request_hash, created_at, stored_at, reply_story, unsupported)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
          $8::text[], $9::jsonb[], $10::text[], $11::jsonb[], $12::text[], $13::text[], $14::text[],
-         $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[])
+         $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[], $19::jsonb[], $20::bool[])
        ON CONFLICT (account_id, platform_message_id) DO NOTHING
        RETURNING m.*,
          (SELECT p.id FROM messages p WHERE p.account_id = m.account_id
@@ -71,6 +71,42 @@ export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHER
        RETURNING c.*, (SELECT po.post_id FROM published_objects po
                        WHERE c.kind = 'comments' AND po.account_id = c.account_id
                          AND po.platform_id = c.thread_key) AS post_id`;
+
+/**
+ * What a DM's webhook tells of a message stored before it came (Intake.completeMessages): only
+ * what is missing is filled in, and nothing of a message unsent since. Answers those it filled.
+ */
+export const COMPLETE_MESSAGES = `UPDATE messages m SET
+         attachments = CASE WHEN m.attachments = '[]'::jsonb THEN i.attachments ELSE m.attachments END,
+         reply_story = COALESCE(m.reply_story, i.story),
+         unsupported = m.unsupported OR i.unsupported,
+         parent_platform_id = COALESCE(m.parent_platform_id, i.parent)
+       FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::bool[], $6::text[])
+         AS i(a, p, attachments, story, unsupported, parent)
+       WHERE m.account_id = i.a AND m.platform_message_id = i.p AND m.deleted_at IS NULL
+         AND ((m.attachments = '[]'::jsonb AND i.attachments <> '[]'::jsonb)
+           OR (m.reply_story IS NULL AND i.story IS NOT NULL)
+           OR (NOT m.unsupported AND i.unsupported)
+           OR (m.parent_platform_id IS NULL AND i.parent IS NOT NULL))
+       RETURNING m.id`;
+
+/** A stored message by its network id, locked for a change (message-changes.ts). */
+export const LOCK_MESSAGE = `${MESSAGE} WHERE m.account_id = $1 AND m.platform_message_id = $2 FOR UPDATE OF m`;
+
+export const REWRITE_MESSAGE = `UPDATE messages SET text = $2, attachments = $3, reply_story = $4, reactions = $5,
+         hidden = $6, edited_at = $7, deleted_at = $8
+       WHERE id = $1`;
+
+/**
+ * A read receipt: the person has seen the account's messages up to a time (Messenger's watermark),
+ * or up to one message (Instagram's mid: its time when stored, else the receipt's). Only forward.
+ */
+export const MARK_READ_BY_CONTACT = `UPDATE conversations c SET read_by_contact_at = x.at, updated_at = $6
+       FROM (SELECT COALESCE($4::timestamptz,
+               (SELECT m.created_at FROM messages m WHERE m.account_id = $1 AND m.platform_message_id = $3),
+               $5::timestamptz) AS at) x
+       WHERE c.account_id = $1 AND c.kind = 'dm' AND c.thread_key = $2
+         AND (c.read_by_contact_at IS NULL OR c.read_by_contact_at < x.at)`;
 
 export const MARK_SENT = `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
        WHERE id = $1 AND state = 'sending'`;

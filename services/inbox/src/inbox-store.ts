@@ -2,11 +2,13 @@ import { type OutboxRelay, type OutboxRow, writeOutbox } from '@svc/bus';
 import { type Caller, transaction } from '@svc/db';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
+import { afterPosition } from './conversation-cursor.ts';
 import type { ConversationFilter, MessageCount, NewConversation, NewMessage } from './inbox-rows.ts';
 import { threadOf } from './inbox-rows.ts';
 import {
   ADOPT_SENDING,
   CLAIM_PRIVATE_REPLY,
+  COMPLETE_MESSAGES,
   CONVERSATION,
   COUNT_MESSAGES,
   conversationConditions,
@@ -14,13 +16,17 @@ import {
   IN_SCOPE,
   INSERT_MESSAGES,
   INSERT_PUBLISHED_OBJECTS,
+  LOCK_MESSAGE,
+  MARK_READ_BY_CONTACT,
   MARK_SENT,
   MESSAGE,
   PURGE_WORKSPACE,
+  REWRITE_MESSAGE,
   SETTLE_PRIVATE_REPLY,
   THREADS,
   UPDATE_CONVERSATION,
 } from './inbox-statements.ts';
+import type { MessageContent } from './message-changes.ts';
 import type { ConversationRow, MessageRow } from './views.ts';
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -69,10 +75,17 @@ export class InboxStore {
     return rows[0];
   }
 
-  /** Newest activity first, as an inbox shows them. */
+  /**
+   * Newest activity first, as an inbox shows them: a page by offset (`page`), or the page after a
+   * position (`after`, see conversation-cursor.ts). One row more than the page is read, to tell
+   * whether more follow; `total` counts the whole list.
+   */
   async conversations(caller: Caller, filter: ConversationFilter) {
     const { where, values } = conversationConditions(caller, filter);
-    values.push(filter.limit, (filter.page - 1) * filter.limit);
+    const filtered = { where: [...where], values: [...values] };
+    if (filter.after) where.push(afterPosition(filter.after, values));
+    const offset = filter.after ? 0 : (filter.page - 1) * filter.limit;
+    values.push(filter.limit + 1, offset);
     const { rows } = await this.pool.query<ConversationRow & { total: string }>(
       `${CONVERSATION.replace('SELECT c.*', 'SELECT c.*, count(*) OVER () AS total')}
        WHERE ${where.join(' AND ')}
@@ -80,14 +93,20 @@ export class InboxStore {
        LIMIT $${values.length - 1} OFFSET $${values.length}`,
       values,
     );
-    return { rows, total: rows[0] ? Number(rows[0].total) : await this.countConversations(where, values) };
+    const page = rows.slice(0, filter.limit);
+    // Without a position the window count is the whole list's; after one it counts the rest only.
+    const total =
+      rows[0] && !filter.after
+        ? Number(rows[0].total)
+        : await this.countConversations(filtered.where, filtered.values);
+    return { rows: page, total, hasMore: rows.length > filter.limit };
   }
 
-  /** The total of a page past the end (no row to carry the window count). */
+  /** The whole list's count (a page past the end, or after a position, has no window count of it). */
   private async countConversations(where: string[], values: unknown[]): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>(
       `SELECT count(*) AS n FROM conversations c WHERE ${where.join(' AND ')}`,
-      values.slice(0, -2),
+      values,
     );
     return Number(rows[0]?.n ?? 0);
   }
@@ -205,8 +224,62 @@ export class InboxStore {
       column((m) => m.requestHash),
       column((m) => m.createdAt),
       column((m) => m.storedAt),
+      column((m) => (m.story ? JSON.stringify(m.story) : null)),
+      column((m) => m.unsupported ?? false),
     ]);
     return rows;
+  }
+
+  /** Fills in what webhooks tell of messages stored before them (COMPLETE_MESSAGES); answers their ids. */
+  async completeMessages(
+    db: Queryable,
+    list: {
+      accountId: string;
+      platformId: string;
+      attachments: MessageRow['attachments'];
+      story: MessageRow['reply_story'];
+      unsupported: boolean;
+      parentPlatformId: string | null;
+    }[],
+  ): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(COMPLETE_MESSAGES, [
+      list.map((m) => m.accountId),
+      list.map((m) => m.platformId),
+      list.map((m) => JSON.stringify(m.attachments)),
+      list.map((m) => (m.story ? JSON.stringify(m.story) : null)),
+      list.map((m) => m.unsupported),
+      list.map((m) => m.parentPlatformId),
+    ]);
+    return rows.map((r) => r.id);
+  }
+
+  /** The message of an account with this network id, locked until the transaction ends. */
+  async lockMessage(db: Queryable, accountId: string, platformId: string): Promise<MessageRow | undefined> {
+    const { rows } = await db.query<MessageRow>(LOCK_MESSAGE, [accountId, platformId]);
+    return rows[0];
+  }
+
+  /** Writes what a change made of a message (message-changes.ts). */
+  async rewriteMessage(db: Queryable, id: string, content: MessageContent): Promise<void> {
+    await db.query(REWRITE_MESSAGE, [
+      id,
+      content.text,
+      JSON.stringify(content.attachments),
+      content.reply_story ? JSON.stringify(content.reply_story) : null,
+      JSON.stringify(content.reactions),
+      content.hidden,
+      content.edited_at,
+      content.deleted_at,
+    ]);
+  }
+
+  /** A read receipt of the person of a DM thread (see MARK_READ_BY_CONTACT). */
+  async markReadByContact(
+    db: Queryable,
+    read: { accountId: string; contactId: string; mid: string | null; upTo: Date | null; at: Date },
+    now: Date,
+  ): Promise<void> {
+    await db.query(MARK_READ_BY_CONTACT, [read.accountId, read.contactId, read.mid, read.upTo, read.at, now]);
   }
 
   /** A message counts in its conversation (see countMessages). */

@@ -1,18 +1,27 @@
-import type { MetaWebhook } from '@svc/bus';
+import type { Bus, ConsumerObserver, JsMsg, MetaWebhook } from '@svc/bus';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { AccountImports } from './account-imports.ts';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
+import { InboxChanges } from './inbox-changes.ts';
 import type { InboxEvents, Recorded } from './inbox-events.ts';
 import { type NewConversation, type NewMessage, threadOf } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
-import { type CommentItem, type DmItem, type InboundItem, inboxItems } from './meta-webhook.ts';
+import {
+  type CommentItem,
+  type DmItem,
+  type InboundItem,
+  type Located,
+  readWebhook,
+} from './meta-webhook.ts';
 import type { NetworkLookups } from './network-lookups.ts';
+import { adoptPendingSend } from './send-records.ts';
+import { deadLetterAtOnce, UnreadableWebhook } from './unreadable-webhooks.ts';
 
-/** One item and one account it is about. */
-interface Target {
-  item: InboundItem;
+/** One item (or change) and one account it is about. */
+interface Target<T extends Located = InboundItem> {
+  item: T;
   account: InboxAccount;
 }
 
@@ -26,10 +35,15 @@ interface Plan extends Target {
  * least once and out of order, JetStream redelivers after a crash, so a message is recorded only
  * if its network id is new for its account, and its event is written in the same transaction. The
  * echo of a message we sent marks ours as seen instead of adding one; a message the business sent
- * from the network's own app is recorded as outbound with source `network`. Only active accounts
- * take webhooks: see activeTargets.
+ * from the network's own app is recorded as outbound with source `network`. Then what the body
+ * says changed (edits, unsends, removed or hidden comments, reactions, read receipts) is applied
+ * (InboxChanges). Only active accounts take webhooks: see activeTargets. A body, or a part of one,
+ * that cannot be read becomes a dead letter at once (UnreadableWebhook), after what could be read
+ * was recorded.
  */
 export class Intake {
+  private readonly changes: InboxChanges;
+
   constructor(
     private readonly deps: {
       store: InboxStore;
@@ -37,16 +51,34 @@ export class Intake {
       accounts: AccountsDirectory;
       lookups: NetworkLookups;
       events: InboxEvents;
+      bus: Bus;
+      /** Counts the dead letters made here with the consumer's (the service's bus metrics). */
+      observer?: ConsumerObserver;
       appId: string;
       logger: Logger;
       now: () => Date;
     },
-  ) {}
+  ) {
+    this.changes = new InboxChanges(deps);
+  }
 
-  async receive(webhook: MetaWebhook): Promise<void> {
-    const items = inboxItems(JSON.parse(webhook.body));
-    if (items.length === 0) return;
-    const targets = await this.activeTargets(items);
+  /**
+   * One webhook body. Without the JetStream message (a direct call), an unreadable part is thrown
+   * as UnreadableWebhook instead of dead-lettered.
+   */
+  async receive(webhook: MetaWebhook, message?: JsMsg): Promise<void> {
+    const read = readWebhook(webhook.body);
+    if (read.items.length > 0) await this.record(read.items);
+    if (read.changes.length > 0) await this.changes.apply(await this.activeTargets(read.changes, false));
+    if (read.unreadable.length === 0) return;
+    const error = new UnreadableWebhook(read.unreadable);
+    if (!message) throw error;
+    await deadLetterAtOnce(this.deps, message, error);
+  }
+
+  /** New messages and comments. */
+  private async record(items: InboundItem[]): Promise<void> {
+    const targets = await this.activeTargets(items, true);
     const plans = (await Promise.all(targets.map((target) => this.plan(target)))).sort(byThread);
     if (plans.length === 0) return;
     // Our own sends' echoes may complete a send in flight: those go one by one (rare); the rest of
@@ -55,22 +87,29 @@ export class Intake {
     const theirs = plans.filter((p) => !ours.includes(p));
     const { store, events } = this.deps;
     const recorded = await store.write(async (tx) => {
-      const announced = await this.recordAll(tx, theirs);
+      const { announced, completed } = await this.recordAll(tx, theirs);
       const adopted: string[] = [];
       for (const plan of ours) {
         const id = await this.recordOurs(tx, plan);
         if (id) adopted.push(id);
       }
-      const rows = [...(await events.announceRecorded(announced)), ...(await events.announce(tx, adopted))];
+      const rows = [
+        ...(await events.announceRecorded(announced)),
+        ...(await events.announce(tx, adopted)),
+        ...(await events.announce(tx, completed, 'message.updated')),
+      ];
       return { result: announced.messages.length + adopted.length, events: rows };
     });
     this.deps.logger.debug({ items: items.length, recorded }, 'provider webhook handled');
   }
 
-  /** Records a batch: conversations, then the messages new to us, then what they change. */
-  private async recordAll(tx: pg.PoolClient, plans: Plan[]): Promise<Recorded> {
+  /**
+   * Records a batch: conversations, then the messages new to us, then what they change; then what
+   * the webhook tells of messages stored before it (see completeMessages).
+   */
+  private async recordAll(tx: pg.PoolClient, plans: Plan[]) {
     const { store, now } = this.deps;
-    if (plans.length === 0) return { messages: [], conversations: [] };
+    if (plans.length === 0) return { announced: { messages: [], conversations: [] }, completed: [] };
     const threads = await store.ensureConversations(
       tx,
       plans.map((p) => p.conversation),
@@ -88,19 +127,53 @@ export class Intake {
       unread: m.direction === 'inbound',
     }));
     const conversations = counts.length > 0 ? await store.countMessages(tx, counts, now()) : [];
-    return { messages, conversations };
+    const announced: Recorded = { messages, conversations };
+    return { announced, completed: await this.completeMessages(tx, plans, messages) };
+  }
+
+  /**
+   * A DM stored before its webhook came (by a history import or a reconciliation, which read the
+   * network's API) lacks what only webhooks tell: a shared link or post, a story, a reply's
+   * parent, that it is unsupported. The webhook fills in what is missing, and the message is
+   * announced again (`message.updated`); a second delivery finds nothing missing. Conversations
+   * were locked (countMessages) before these messages, the order every writer keeps.
+   */
+  private async completeMessages(
+    tx: pg.PoolClient,
+    plans: Plan[],
+    stored: { account_id: string; platform_message_id: string | null }[],
+  ) {
+    const inserted = new Set(stored.map((m) => `${m.account_id}:${m.platform_message_id}`));
+    const details = plans.flatMap(({ item, account }) =>
+      item.type === 'dm' && !inserted.has(`${account.id}:${item.platformId}`) && carriesDetails(item)
+        ? [{ item, account }]
+        : [],
+    );
+    if (details.length === 0) return [];
+    return this.deps.store.completeMessages(
+      tx,
+      details.map(({ item, account }) => ({
+        accountId: account.id,
+        platformId: item.platformId,
+        attachments: item.attachments,
+        story: item.story,
+        unsupported: item.unsupported,
+        parentPlatformId: item.parentPlatformId,
+      })),
+    );
   }
 
   /**
    * Each item with the accounts it is about (every workspace that connected that Page or
-   * profile) that are active. One expired, revoked, in error or gone takes nothing: no
-   * conversation, no message, no event. Its part of the webhook is dropped (and acked: Meta and
-   * JetStream would only send it again), with one line naming the account and its status, and
+   * profile) that are active; a Page or profile nobody connected takes nothing (acknowledged and
+   * left). One expired, revoked, in error or gone takes nothing: no conversation, no message, no
+   * event. Its part of the webhook is dropped (and acked: Meta and JetStream would only send it
+   * again), with one line naming the account and its status, and, for new messages (`markMissed`),
    * marked, so that the import when the account is active again brings what it carried (CatchUp).
    */
-  private async activeTargets(items: InboundItem[]): Promise<Target[]> {
+  private async activeTargets<T extends Located>(items: T[], markMissed: boolean): Promise<Target<T>[]> {
     const { accounts, imports, logger } = this.deps;
-    const targetsOf = async (item: InboundItem) =>
+    const targetsOf = async (item: T) =>
       (await accounts.withPlatformId(item.network, item.accountPlatformId)).map((account) => ({
         item,
         account,
@@ -113,7 +186,7 @@ export class Intake {
         { account: account.id, status: account.status },
         'webhook dropped: the account is not active',
       );
-    await imports.markMissed(dropped.map((t) => ({ account: t.account, at: t.item.at })));
+    if (markMissed) await imports.markMissed(dropped.map((t) => ({ account: t.account, at: t.item.at })));
     return targets.filter((t) => t.account.status === 'active');
   }
 
@@ -150,9 +223,10 @@ export class Intake {
     if (await store.messageByPlatformId(tx, account.id, item.platformId)) return undefined;
     // The conversation first (its count), then the message: the order a send locks them in.
     await store.countMessage(tx, conversationId, { at: item.at, inbound: false, unread: false }, now());
-    const adopted = await store.adoptSending(tx, conversationId, item.text, item.platformId);
-    if (adopted) return adopted;
     const message = this.messageOf(plan, conversationId);
+    // The send keeps what the echo says of it: the network's id and time, and its copy of the files.
+    const adopted = await adoptPendingSend(tx, { ...message, platformId: item.platformId, at: item.at });
+    if (adopted) return adopted;
     return (await store.insertMessage(tx, message)) ? message.id : undefined;
   }
 
@@ -171,7 +245,9 @@ export class Intake {
       sender: senderOf(item, account, conversation.contact),
       text: item.text,
       attachments: item.type === 'dm' ? item.attachments : [],
-      parentPlatformId: item.type === 'comment' ? item.parentId : null,
+      parentPlatformId: item.type === 'comment' ? item.parentId : item.parentPlatformId,
+      story: item.type === 'dm' ? item.story : null,
+      unsupported: item.type === 'dm' && item.unsupported,
       source: outbound ? 'network' : null,
       state: 'sent',
       idempotencyKey: null,
@@ -186,6 +262,10 @@ export class Intake {
     return item.type === 'comment' || item.appId === this.deps.appId;
   }
 }
+
+/** What a DM's webhook tells that the network's API may not have (see completeMessages). */
+const carriesDetails = (item: DmItem) =>
+  item.attachments.length > 0 || item.story !== null || item.unsupported || item.parentPlatformId !== null;
 
 /** Sent by the business: an echo, or the account's own comment. */
 const isOutbound = (item: InboundItem) => (item.type === 'dm' ? item.echo : item.self);

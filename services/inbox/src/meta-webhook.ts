@@ -1,24 +1,35 @@
 import type { Network } from '@svc/contracts/public';
 import { z } from 'zod';
+import type { MessageChange } from './message-changes.ts';
+import { feedChange } from './meta-feed.ts';
+import { messagingItem } from './meta-messaging.ts';
+import { issuesOf } from './meta-reading.ts';
 import type { MessageRow } from './views.ts';
 
 /**
- * What a Meta webhook body says about inboxes (facts §5.4–5.8), as a flat list of items: DMs and
- * their echoes (`messaging[]`), Instagram comments (`changes[comments]`) and Page comments
- * (`changes[feed]`, item comment, verb add). Anything else (reads, reactions, edits, permissions)
- * is not an inbox item and is left out. Each item names the account by the network's id
- * (`entry.id`); one body may hold many entries and items (Meta batches them).
+ * What a Meta webhook body says about inboxes (facts §5.4–5.8), read leniently: new DMs and their
+ * echoes (`messaging[]`), new Instagram comments (`changes[comments]`) and Page comments
+ * (`changes[feed]`), and the changes to what is stored: edits, unsends, removed or hidden comments,
+ * reactions and read receipts. What we do not use (deliveries, postbacks, standby, handover,
+ * referrals, posts and reactions on the Page feed, other fields) is left out on purpose. A part we
+ * should understand but cannot read is reported as `unreadable` (the body then becomes a dead
+ * letter an operator can replay), never dropped in silence. Each item names the account by the
+ * network's id (`entry.id`); one body may hold many entries and items (Meta batches them).
  */
 export type InboundItem = DmItem | CommentItem;
 
-interface ItemBase {
+/** Where an item happened: the network, the connected account's network id, and when. */
+export interface Located {
   network: Network;
   /** The connected account's network id (`entry.id`). */
   accountPlatformId: string;
+  at: Date;
+}
+
+interface ItemBase extends Located {
   /** The mid or comment id: what makes a second delivery the same message. */
   platformId: string;
   text: string | null;
-  at: Date;
 }
 
 export interface DmItem extends ItemBase {
@@ -30,6 +41,12 @@ export interface DmItem extends ItemBase {
   /** The app that sent an echo (ours when it went through our Send API call). */
   appId: string | null;
   attachments: MessageRow['attachments'];
+  /** The mid of the message this one replies to (`reply_to.mid`). */
+  parentPlatformId: string | null;
+  /** The story this one replies to (`reply_to.story`, Instagram). */
+  story: MessageRow['reply_story'];
+  /** `is_unsupported`: the network does not show what it is. */
+  unsupported: boolean;
 }
 
 export interface CommentItem extends ItemBase {
@@ -44,30 +61,40 @@ export interface CommentItem extends ItemBase {
   permalink: string | null;
 }
 
-const id = z.coerce.string();
-const messaging = z.looseObject({
-  sender: z.looseObject({ id }),
-  recipient: z.looseObject({ id }),
-  timestamp: z.number(),
-  message: z
-    .looseObject({
-      mid: z.string(),
-      text: z.string().optional(),
-      is_echo: z.boolean().optional(),
-      is_deleted: z.boolean().optional(),
-      app_id: z.coerce.string().optional(),
-      attachments: z
-        .array(
-          z.looseObject({
-            type: z.string(),
-            payload: z.looseObject({ url: z.string().optional() }).optional(),
-          }),
-        )
-        .optional(),
-    })
-    .optional(),
-});
-const change = z.looseObject({ field: z.string(), value: z.looseObject({}).optional() });
+/** A change to a stored message or comment, found by its network id. */
+export interface ChangeItem extends Located {
+  type: 'change';
+  platformId: string;
+  change: MessageChange;
+}
+
+/** The person has seen the account's messages: up to a time (Messenger) or up to one message (Instagram). */
+export interface ReadItem extends Located {
+  type: 'read';
+  contactId: string;
+  mid: string | null;
+  upTo: Date | null;
+}
+
+export type InboxChange = ChangeItem | ReadItem;
+
+/** A part of a body we should understand and cannot, and why (the paths, never the values). */
+export interface Unreadable {
+  type: 'unreadable';
+  reason: string;
+}
+
+/** What one messaging item or change is: something to record, nothing for us (null), or unreadable. */
+export type Reading = InboundItem | InboxChange | Unreadable | null;
+
+export interface ReadWebhook {
+  items: InboundItem[];
+  changes: InboxChange[];
+  /** What could not be read, each with where it is in the body. */
+  unreadable: string[];
+}
+
+const id = z.coerce.string().min(1);
 const body = z.looseObject({
   object: z.string(),
   entry: z.array(
@@ -80,113 +107,47 @@ const body = z.looseObject({
   ),
 });
 
-const igComment = z.looseObject({
-  id,
-  text: z.string().optional(),
-  parent_id: id.optional(),
-  from: z.looseObject({ id, username: z.string().optional(), self_ig_scoped_id: id.optional() }),
-  media: z.looseObject({ id }),
-});
-const pageComment = z.looseObject({
-  item: z.literal('comment'),
-  verb: z.literal('add'),
-  comment_id: id,
-  post_id: id,
-  parent_id: id.optional(),
-  from: z.looseObject({ id, name: z.string().optional() }).optional(),
-  message: z.string().optional(),
-  created_time: z.number().optional(),
-  post: z.looseObject({ permalink_url: z.string().optional() }).optional(),
-});
-
 const NETWORK_OF: Record<string, Network> = { instagram: 'photo_network', page: 'page_network' };
 
-export function inboxItems(payload: unknown): InboundItem[] {
+/** Reads a webhook body as Meta sent it (the raw text): never throws. */
+export function readWebhook(text: string): ReadWebhook {
+  const read: ReadWebhook = { items: [], changes: [], unreadable: [] };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    read.unreadable.push('the body is not JSON');
+    return read;
+  }
   const parsed = body.safeParse(payload);
-  const network = parsed.success ? NETWORK_OF[parsed.data.object] : undefined;
-  if (!parsed.success || !network) return [];
-  const items: InboundItem[] = [];
-  for (const entry of parsed.data.entry) {
-    const seconds = entry.time !== undefined && entry.time < 1e11 ? entry.time * 1000 : entry.time;
-    const entryAt = new Date(seconds ?? Date.now());
-    for (const raw of entry.messaging ?? []) {
-      const item = dmItem(network, entry.id, raw);
-      if (item) items.push(item);
-    }
-    for (const raw of entry.changes ?? []) {
-      const item = commentItem(network, entry.id, raw, entryAt);
-      if (item) items.push(item);
-    }
+  if (!parsed.success) {
+    read.unreadable.push(`not a webhook body: ${issuesOf(parsed.error)}`);
+    return read;
   }
-  return items;
+  // Other objects (`permissions`, `user`) are the accounts service's.
+  const network = NETWORK_OF[parsed.data.object];
+  if (!network) return read;
+  for (const [index, entry] of parsed.data.entry.entries()) {
+    const at = entryTime(entry.time);
+    const place = { network, accountPlatformId: entry.id, at };
+    // `standby` (another app owns the thread: handover protocol) is left to the thread's owner.
+    for (const [i, raw] of (entry.messaging ?? []).entries())
+      add(read, messagingItem(place, raw), `entry[${index}].messaging[${i}]`);
+    for (const [i, raw] of (entry.changes ?? []).entries())
+      add(read, feedChange(place, raw), `entry[${index}].changes[${i}]`);
+  }
+  return read;
 }
 
-function dmItem(network: Network, accountPlatformId: string, raw: unknown): DmItem | undefined {
-  const parsed = messaging.safeParse(raw);
-  const message = parsed.success ? parsed.data.message : undefined;
-  if (!parsed.success || !message || message.is_deleted) return undefined;
-  const echo = message.is_echo === true;
-  return {
-    type: 'dm',
-    network,
-    accountPlatformId,
-    platformId: message.mid,
-    contactId: echo ? parsed.data.recipient.id : parsed.data.sender.id,
-    echo,
-    appId: message.app_id ?? null,
-    text: message.text ?? null,
-    attachments: (message.attachments ?? []).flatMap((a) =>
-      a.payload?.url ? [{ type: a.type, url: a.payload.url }] : [],
-    ),
-    at: new Date(parsed.data.timestamp),
-  };
+function add(read: ReadWebhook, reading: Reading, where: string): void {
+  if (reading === null) return;
+  if (reading.type === 'unreadable') read.unreadable.push(`${where}: ${reading.reason}`);
+  else if (reading.type === 'dm' || reading.type === 'comment') read.items.push(reading);
+  else read.changes.push(reading);
 }
 
-function commentItem(
-  network: Network,
-  accountPlatformId: string,
-  raw: unknown,
-  entryAt: Date,
-): CommentItem | undefined {
-  const parsed = change.safeParse(raw);
-  if (!parsed.success) return undefined;
-  const { field, value } = parsed.data;
-  if (network === 'photo_network' && (field === 'comments' || field === 'live_comments')) {
-    const c = igComment.safeParse(value);
-    if (!c.success) return undefined;
-    const from = c.data.from;
-    return {
-      type: 'comment',
-      network,
-      accountPlatformId,
-      platformId: c.data.id,
-      objectId: c.data.media.id,
-      parentId: c.data.parent_id ?? null,
-      from: { id: from.id, name: from.username ?? null, handle: from.username ?? null },
-      self: from.id === accountPlatformId || from.self_ig_scoped_id !== undefined,
-      permalink: null,
-      text: c.data.text ?? null,
-      at: entryAt,
-    };
-  }
-  if (network === 'page_network' && field === 'feed') {
-    const c = pageComment.safeParse(value);
-    if (!c.success) return undefined;
-    const from = c.data.from;
-    const parent = c.data.parent_id && c.data.parent_id !== c.data.post_id ? c.data.parent_id : null;
-    return {
-      type: 'comment',
-      network,
-      accountPlatformId,
-      platformId: c.data.comment_id,
-      objectId: c.data.post_id,
-      parentId: parent,
-      from: { id: from?.id ?? '', name: from?.name ?? null, handle: null },
-      self: from?.id === accountPlatformId,
-      permalink: c.data.post?.permalink_url ?? null,
-      text: c.data.message ?? null,
-      at: c.data.created_time ? new Date(c.data.created_time * 1000) : entryAt,
-    };
-  }
-  return undefined;
+/** `entry.time` is in ms for messaging entries and in seconds for `changes` entries (facts §5.4). */
+function entryTime(time: number | undefined): Date {
+  if (time === undefined) return new Date();
+  return new Date(time < 1e11 ? time * 1000 : time);
 }

@@ -82,7 +82,8 @@ function senderOf(
     : null;
 }
 
-function attachmentsOf(message: GraphMessage): MessageRow['attachments'] {
+/** A message's files as the network hosts them (`image_data`, `video_data` or `file_url`). */
+export function attachmentsOf(message: GraphMessage): MessageRow['attachments'] {
   return (message.attachments?.data ?? []).flatMap((a: GraphAttachment) => {
     const url = a.image_data?.url ?? a.video_data?.url ?? a.file_url;
     if (!url) return [];

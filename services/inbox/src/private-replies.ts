@@ -1,18 +1,25 @@
 import type { MessageView } from '@svc/contracts/public';
-import type { Caller } from '@svc/db';
+import { type Caller, isUniqueViolation } from '@svc/db';
 import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import type { AccountsDirectory } from './accounts-directory.ts';
+import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { earlierSend, type Idempotency } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
+import type { SendRecords, SendRow } from './send-records.ts';
+import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
 import { type MessageRow, messageView, privateReply } from './views.ts';
 
-/** What the network answered to the send. */
-type SentReply = { recipient_id?: string | undefined; message_id?: string | undefined };
+/** What the network says of a private reply that went out. */
+export interface SentReply {
+  /** The commenter's id in DMs (PSID/IGSID), whose conversation holds the reply. */
+  recipientId?: string | undefined;
+  messageId?: string | undefined;
+  at?: Date;
+}
 
 /** The network's refusal of a comment that cannot take a private reply (facts §4.4). */
 const NOT_VALID_FOR_PRIVATE_REPLY = 2534025;
@@ -26,13 +33,18 @@ export interface PrivateReplyRequest {
 
 /**
  * The one private reply (a DM through `recipient.comment_id`) the network allows to an inbound
- * comment within 7 days. The comment is claimed first (`private_reply_state`), so two requests
- * cannot both send; the DM then lands in the commenter's DM conversation, created if new.
+ * comment within 7 days. The comment is claimed together with the reply's message, stored
+ * `sending` in the comment's thread (hidden, holding the Idempotency-Key), in one transaction: two
+ * requests cannot both send, and a crash or a timeout leaves a record the settlement finds
+ * (send-settlement.ts). Once the network has it, the reply moves to the commenter's DM
+ * conversation (created if new), `sent`, and the comment is marked answered; a refusal removes it
+ * and frees the comment (or marks it not allowed).
  */
 export class PrivateReplies {
   constructor(
     private readonly deps: {
       store: InboxStore;
+      records: SendRecords;
       accounts: AccountsDirectory;
       graph: GraphClient;
       events: InboxEvents;
@@ -46,23 +58,88 @@ export class PrivateReplies {
     if (earlier) return { message: messageView(earlier, now()), replayed: true };
     const comment = await store.message(caller, req.messageId);
     this.checkAllowed(comment);
-    const account = await this.deps.accounts.visible(caller, comment.account_id);
+    const account = await sendingAccount(this.deps.accounts, comment.account_id);
     checkText(req.text, account.network, 'dm');
-    if (!(await store.claimPrivateReply(comment.id)))
-      throw errors.conflict('this comment already has its private reply (sent or being sent)');
-    let sent: SentReply;
+    const pending = this.replyMessage(comment, account, req);
+    await this.claim(comment, pending);
+    const sent = await this.call(account, comment, pending);
+    const id = await this.complete(account, pending.id, sent);
+    return { message: messageView(await store.messageById(store.pool, id), now()), replayed: false };
+  }
+
+  /**
+   * Records that the reply went out: in the commenter's DM conversation, `sent`, the comment
+   * answered, message.sent. When the network's message was recorded on its own first (its echo,
+   * a reconciliation), that record becomes the reply. Answers the reply's id.
+   */
+  async complete(account: InboxAccount, pendingId: string, sent: SentReply): Promise<string> {
+    const { store, records, events, now } = this.deps;
+    return store.write(async (tx) => {
+      const pending = (await store.messageById(tx, pendingId)) as SendRow;
+      const comment = await store.messageByPlatformId(tx, account.id, pending.parent_platform_id ?? '');
+      if (!comment) throw errors.notFound('message');
+      const at = sent.at ?? now();
+      const conversationId = await store.ensureConversation(
+        tx,
+        this.commenterConversation(comment, account, sent.recipientId, at),
+      );
+      await store.countMessage(tx, conversationId, { at, inbound: false, unread: false }, now());
+      const platformId = sent.messageId ?? null;
+      const recorded = platformId ? await store.messageByPlatformId(tx, account.id, platformId) : undefined;
+      if (recorded && recorded.id !== pendingId) {
+        if (pending.state === 'sending') await records.takeOver(tx, recorded.id, pending);
+        await store.settlePrivateReply(tx, comment.id, 'sent', recorded.id);
+        return { result: recorded.id, events: [] };
+      }
+      const mine = await records.placeSent(tx, pendingId, { platformId, at, conversationId });
+      if (!mine) return { result: pendingId, events: [] };
+      await store.settlePrivateReply(tx, comment.id, 'sent', pendingId);
+      return { result: pendingId, events: await events.announce(tx, [pendingId]) };
+    });
+  }
+
+  /** Claims the comment's one private reply with its message; 409 when it is taken. */
+  private async claim(comment: MessageRow, pending: NewMessage): Promise<void> {
+    const { store, records } = this.deps;
     try {
-      const token = await this.deps.accounts.token(account.id);
-      const commentId = comment.platform_message_id ?? '';
-      sent = await this.deps.graph.inbox.privateReply(token, account.pageId, { commentId, text: req.text });
+      await store.write(async (tx) => {
+        await store.insertMessage(tx, pending);
+        if (!(await records.claimPrivateReply(tx, comment.id, pending.id)))
+          throw errors.conflict('this comment already has its private reply (sent or being sent)');
+        return { result: undefined, events: [] };
+      });
     } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      throw errors.conflict('a request with this Idempotency-Key is still being sent; retry shortly');
+    }
+  }
+
+  /**
+   * Sends the reply. A refusal removes it (the comment is free again, or not allowed when the
+   * network says it cannot take one); an unknown outcome (timeout) keeps it for the settlement.
+   */
+  private async call(account: InboxAccount, comment: MessageRow, pending: NewMessage): Promise<SentReply> {
+    const { accounts, graph, records, store } = this.deps;
+    try {
+      const token = await accounts.token(account.id);
+      const commentId = comment.platform_message_id ?? '';
+      const sent = await graph.inbox.privateReply(token, account.pageId, {
+        commentId,
+        text: pending.text ?? '',
+      });
+      return { recipientId: sent.recipient_id, messageId: sent.message_id };
+    } catch (error) {
+      if (error instanceof GraphApiError) await accounts.reportTokenProblem(account.id, error);
+      if (error instanceof GraphApiError && error.graph.code === null)
+        throw new ServiceError(
+          'network_error',
+          `the network did not answer in time; the private reply may still arrive (a retry with the same Idempotency-Key answers it once the network was asked): ${error.message}`,
+          { details: error.details },
+        );
       const refused = error instanceof GraphApiError && error.graph.subcode === NOT_VALID_FOR_PRIVATE_REPLY;
-      await store.settlePrivateReply(store.pool, comment.id, refused ? 'not_allowed' : null);
-      if (error instanceof GraphApiError) await this.deps.accounts.reportTokenProblem(account.id, error);
+      await records.drop(store.pool, pending.id, refused ? 'not_allowed' : null);
       throw error;
     }
-    const id = await this.record(comment, account.network, req, sent);
-    return { message: messageView(await store.messageById(store.pool, id), now()), replayed: false };
   }
 
   private checkAllowed(comment: MessageRow): void {
@@ -78,43 +155,20 @@ export class PrivateReplies {
       throw errors.conflict('the network does not allow a private reply to this comment');
   }
 
-  /** The DM in the commenter's conversation, the comment marked answered, and message.sent. */
-  private async record(
-    comment: MessageRow,
-    network: string,
-    req: PrivateReplyRequest,
-    sent: SentReply,
-  ): Promise<string> {
-    const { store, events, now } = this.deps;
-    return store.write(async (tx) => {
-      const conversationId = await store.ensureConversation(
-        tx,
-        this.commenterConversation(comment, network, sent),
-      );
-      const reply = this.replyMessage(comment, conversationId, req, sent);
-      const inserted = await store.insertMessage(tx, reply);
-      // Its echo got here first and recorded it: that one is the private reply.
-      const platformId = reply.platformMessageId;
-      const replyId = inserted
-        ? reply.id
-        : ((platformId && (await store.messageByPlatformId(tx, comment.account_id, platformId))?.id) ??
-          reply.id);
-      await store.settlePrivateReply(tx, comment.id, 'sent', replyId);
-      if (!inserted) return { result: replyId, events: [] };
-      await store.countMessage(tx, conversationId, { at: now(), inbound: false, unread: false }, now());
-      return { result: reply.id, events: await events.announce(tx, [reply.id]) };
-    });
-  }
-
   /** The commenter's DM conversation, where the network puts a private reply. */
-  private commenterConversation(comment: MessageRow, network: string, sent: SentReply): NewConversation {
-    const contactId = sent.recipient_id ?? comment.sender?.id ?? '';
+  private commenterConversation(
+    comment: MessageRow,
+    account: InboxAccount,
+    recipientId: string | undefined,
+    at: Date,
+  ): NewConversation {
+    const contactId = recipientId ?? comment.sender?.id ?? '';
     return {
       id: newId('conversation'),
       partnerId: comment.partner_id,
       workspaceId: comment.workspace_id,
       accountId: comment.account_id,
-      network,
+      network: account.network,
       kind: 'dm',
       threadKey: contactId,
       contact: {
@@ -124,32 +178,28 @@ export class PrivateReplies {
         avatar_url: null,
       },
       object: null,
-      at: this.deps.now(),
+      at,
     };
   }
 
-  private replyMessage(
-    comment: MessageRow,
-    conversationId: string,
-    req: PrivateReplyRequest,
-    sent: SentReply,
-  ): NewMessage {
+  /** The reply as it waits for the network: in the comment's thread, hidden, sent by the account. */
+  private replyMessage(comment: MessageRow, account: InboxAccount, req: PrivateReplyRequest): NewMessage {
     const now = this.deps.now();
     return {
       id: newId('message'),
-      conversationId,
+      conversationId: comment.conversation_id,
       partnerId: comment.partner_id,
       workspaceId: comment.workspace_id,
       accountId: comment.account_id,
       direction: 'outbound',
       kind: 'private_reply',
-      platformMessageId: sent.message_id ?? null,
-      sender: null,
+      platformMessageId: null,
+      sender: { id: account.platformId, name: null, handle: null },
       text: req.text,
       attachments: [],
       parentPlatformId: comment.platform_message_id,
       source: req.source,
-      state: 'sent',
+      state: 'sending',
       idempotencyKey: req.idempotency?.key || null,
       requestHash: req.idempotency?.requestHash || null,
       createdAt: now,

@@ -5,11 +5,15 @@ import { isUniqueViolation } from '@svc/db';
 import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
+import type { Logger } from '@svc/logging';
 import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { earlierSend, type Idempotency } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
+import { attachmentsOf } from './network-history.ts';
+import type { SendRecords, SendRow } from './send-records.ts';
+import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
 import {
   type ConversationRow,
@@ -31,6 +35,14 @@ export interface SendRequest {
   idempotency?: Idempotency | undefined;
 }
 
+/** What the network says of a send that went out: its id, and its time and files when known. */
+export interface NetworkSend {
+  platformId: string;
+  at?: Date;
+  /** The network's own copy of the files (our media URL expires within the hour). */
+  attachments?: MessageRow['attachments'] | undefined;
+}
+
 /** What one send does at the network: the call, and what the message records. */
 interface Delivery {
   kind: MessageRow['kind'];
@@ -44,16 +56,21 @@ interface Delivery {
  * comment, a new comment on an object. The message is stored as `sending` before the network is
  * called (that claims the idempotency key), then marked sent with the network's id and announced
  * in one transaction; a refusal removes it (502 with the network's error). A send whose outcome
- * is unknown (timeout) stays `sending`: its echo, if the network delivered it, completes it.
+ * is unknown (timeout, crash) stays `sending`: its echo or a reconciliation that sees it at the
+ * network completes it, and the settlement asks the network after a bounded time (see
+ * send-settlement.ts), so its Idempotency-Key then answers the outcome. A file sent is stored
+ * with the network's URL of it, read back after the send: ours expires within the hour.
  */
 export class Sender {
   constructor(
     private readonly deps: {
       store: InboxStore;
+      records: SendRecords;
       accounts: AccountsDirectory;
       graph: GraphClient;
       publishing: ServiceClient<typeof PublishingService>;
       events: InboxEvents;
+      logger: Logger;
       now: () => Date;
     },
   ) {}
@@ -63,7 +80,7 @@ export class Sender {
     const earlier = await earlierSend(store, caller.partnerId, req.idempotency);
     if (earlier) return { message: messageView(earlier, now()), replayed: true };
     const conversation = await store.conversation(caller, req.conversationId);
-    const account = await this.deps.accounts.visible(caller, conversation.account_id);
+    const account = await sendingAccount(this.deps.accounts, conversation.account_id);
     const delivery =
       conversation.kind === 'dm'
         ? await this.directMessage(caller, conversation, account, req)
@@ -89,7 +106,28 @@ export class Sender {
       storedAt: now(),
     });
     const platformId = await this.call(account, pending.id, delivery.call);
-    return { message: await this.complete(pending.id, conversation.id, platformId), replayed: false };
+    const attachments =
+      delivery.attachments.length > 0 ? await this.networkAttachments(account, platformId) : undefined;
+    return { message: await this.complete(pending.id, { platformId, attachments }), replayed: false };
+  }
+
+  /**
+   * The files of a message we sent, as the network hosts them (`GET /{message-id}`). When the
+   * network cannot tell now, the message keeps what it has (the echo's copy when its echo came
+   * first, else our URL, which expires), and this is logged.
+   */
+  async networkAttachments(account: InboxAccount, platformId: string) {
+    try {
+      const token = await this.deps.accounts.token(account.id);
+      const attachments = attachmentsOf(await this.deps.graph.inbox.message(token, platformId));
+      return attachments.length > 0 ? attachments : undefined;
+    } catch (err) {
+      this.deps.logger.warn(
+        { err, account: account.id },
+        "could not read a sent message's files back: it keeps our media URL",
+      );
+      return undefined;
+    }
   }
 
   /** Stores the message being sent; the unique key per partner makes a concurrent retry a 409. */
@@ -116,7 +154,7 @@ export class Sender {
         if (error.graph.code === null)
           throw new ServiceError(
             'network_error',
-            `the network did not answer in time; the message may still arrive (it then appears in the conversation): ${error.message}`,
+            `the network did not answer in time; the message may still arrive (it then appears in the conversation, and a retry with the same Idempotency-Key answers it once the network was asked): ${error.message}`,
             { details: error.details },
           );
       }
@@ -124,14 +162,26 @@ export class Sender {
     }
   }
 
-  /** Marks the message sent and announces it, unless its echo did so first; answers it as stored. */
-  async complete(id: string, conversationId: string, platformId: string): Promise<MessageView> {
-    const { store, events, now } = this.deps;
-    await store.write(async (tx) => {
+  /**
+   * Marks the send sent and announces it, unless its echo (or a reconciliation) did so first;
+   * answers it as stored. When the network's message was recorded on its own, that record
+   * becomes the send (its Idempotency-Key answers it) and the `sending` one goes.
+   */
+  async complete(pendingId: string, sent: NetworkSend): Promise<MessageView> {
+    const { store, records, events, now } = this.deps;
+    const id = await store.write(async (tx) => {
+      const pending = (await store.messageById(tx, pendingId)) as SendRow;
+      const at = sent.at ?? now();
       // The conversation first, then the message: the order the intake locks them in.
-      await store.countMessage(tx, conversationId, { at: now(), inbound: false, unread: false }, now());
-      const mine = await store.markSent(tx, id, platformId, now());
-      return { result: undefined, events: mine ? await events.announce(tx, [id]) : [] };
+      await store.countMessage(tx, pending.conversation_id, { at, inbound: false, unread: false }, now());
+      const recorded = await store.messageByPlatformId(tx, pending.account_id, sent.platformId);
+      if (recorded && recorded.id !== pendingId) {
+        if (pending.state === 'sending') await records.takeOver(tx, recorded.id, pending, sent.attachments);
+        return { result: recorded.id, events: [] };
+      }
+      const mine = await records.placeSent(tx, pendingId, { ...sent, at });
+      if (!mine && sent.attachments) await records.setAttachments(tx, pendingId, sent.attachments);
+      return { result: pendingId, events: mine ? await events.announce(tx, [pendingId]) : [] };
     });
     return messageView(await store.messageById(store.pool, id), now());
   }

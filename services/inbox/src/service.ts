@@ -23,6 +23,9 @@ import { InboxStore } from './inbox-store.ts';
 import { Intake } from './intake.ts';
 import { NetworkLookups } from './network-lookups.ts';
 import { PrivateReplies } from './private-replies.ts';
+import { Reconciliation, tickMs } from './reconciliation.ts';
+import { SendRecords } from './send-records.ts';
+import { SendSettlement } from './send-settlement.ts';
 import { Sender } from './sender.ts';
 
 const SCHEMA = 'inbox';
@@ -33,8 +36,9 @@ type Parts = Awaited<ReturnType<typeof openParts>>;
 
 /**
  * Starts the inbox service: the intake of provider webhooks, the history import of newly
- * connected accounts, the record of our published objects, the purge of deleted workspaces, and
- * the gRPC API (reads, sends, private replies). `now` is injectable for tests (messaging windows).
+ * connected accounts, the record of our published objects, the purge of deleted workspaces, the
+ * gRPC API (reads, sends, private replies) and the periodic reconciliation of every account.
+ * `now` is injectable for tests (messaging windows).
  */
 export function startInbox(config: InboxConfig, logger: Logger, options: { now?: () => Date } = {}) {
   return ServiceRuntime.launch('inbox', logger, config, async (runtime) => {
@@ -42,6 +46,7 @@ export function startInbox(config: InboxConfig, logger: Logger, options: { now?:
     const parts = await openParts(runtime, config, logger, now);
     await consumeStreams(runtime, config, parts);
     const port = await serveApi(runtime, config, parts);
+    reconcile(runtime, config, parts);
     const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, opsPort, pool: parts.store.pool };
   });
@@ -78,11 +83,18 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const graph = close('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   const lookups = close('network lookups', new NetworkLookups(graph, accounts, logger));
   const events = new InboxEvents(store, workspaces, now);
-  const imports = new AccountImports(pool);
-  const catchUp = new CatchUp({ store, imports, accounts, events, graph, logger, now });
+  const imports = new AccountImports(pool, config.INBOX_RECONCILE_INTERVAL_MS);
+  const records = new SendRecords(pool);
+  const catchUp = new CatchUp({ store, records, imports, accounts, events, graph, logger, now });
+  const sending = { store, records, accounts, graph, publishing, events, logger, now };
+  const sender = new Sender(sending);
+  const privateReplies = new PrivateReplies(sending);
   return {
     bus,
     store,
+    records,
+    sender,
+    privateReplies,
     imports,
     workspaces,
     accounts,
@@ -99,8 +111,8 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
 /** Provider webhooks in, history of new and returning accounts, our published objects, purges. */
 async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
   const { bus, store, catchUp } = parts;
-  const intake = new Intake({ ...parts, appId: config.META_APP_ID });
-  await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook) => intake.receive(webhook), {
+  const intake = new Intake({ ...parts, appId: config.META_APP_ID, observer: runtime.busMetrics });
+  await runtime.consume(bus, CONSUMERS.inboxProviderWebhooks, (webhook, m) => intake.receive(webhook, m), {
     concurrency: config.INBOX_INTAKE_CONCURRENCY,
   });
   const importing = { ackWaitMs: CATCH_UP_ACK_WAIT_MS };
@@ -139,13 +151,32 @@ async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, part
 
 /** The gRPC API: reads, sends, private replies and on-demand history imports. */
 async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
-  const sender = new Sender(parts);
-  const privateReplies = new PrivateReplies(parts);
   const server = new grpc.Server();
-  const handlers = inboxHandlers({ ...parts, sender, privateReplies });
+  const handlers = inboxHandlers(parts);
   addService(server, InboxService, handlers, parts.logger, runtime.grpcMetrics());
   const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
   runtime.grpc(server);
   parts.logger.info({ port }, 'inbox gRPC server listening');
   return port;
+}
+
+/**
+ * The reconciliation of every imported account (reconciliation.ts): a tick claims the accounts
+ * due; sweeps still running at stop end at their next network call, before the outbox relay and
+ * the database close.
+ */
+function reconcile(runtime: ServiceRuntime, config: InboxConfig, parts: Parts): void {
+  const settlement = new SendSettlement({ ...parts, settleAfterMs: config.INBOX_SEND_SETTLE_AFTER_MS });
+  const reconciliation = new Reconciliation({
+    ...parts,
+    settlement,
+    config: {
+      intervalMs: config.INBOX_RECONCILE_INTERVAL_MS,
+      lookbackMs: config.INBOX_RECONCILE_LOOKBACK_MS,
+      callsPerSecond: config.INBOX_RECONCILE_CALLS_PER_SECOND,
+      concurrency: config.INBOX_RECONCILE_CONCURRENCY,
+    },
+  });
+  runtime.every('inbox reconciliation', tickMs(reconciliation.config), () => reconciliation.tick());
+  runtime.worker('inbox reconciliation', () => reconciliation.stop());
 }

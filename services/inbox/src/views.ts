@@ -18,6 +18,7 @@ export interface ConversationRow {
   post_id: string | null;
   last_message_at: Date | null;
   last_inbound_at: Date | null;
+  read_by_contact_at: Date | null;
   unread_count: number;
   archived: boolean;
   created_at: Date;
@@ -37,8 +38,14 @@ export interface MessageRow {
   text: string | null;
   attachments: MessageView['attachments'];
   parent_platform_id: string | null;
-  /** The `msg_` id of the comment a reply answers (joined), when it is stored. */
+  /** The `msg_` id of the comment a reply answers or the DM a DM replies to (joined), when stored. */
   parent_id: string | null;
+  reply_story: MessageView['story'];
+  unsupported: boolean;
+  reactions: MessageView['reactions'];
+  hidden: boolean;
+  edited_at: Date | null;
+  deleted_at: Date | null;
   source: MessageView['source'];
   state: 'sending' | 'sent';
   private_reply_state: 'sending' | 'sent' | 'not_allowed' | null;
@@ -69,6 +76,7 @@ export function conversationView(row: ConversationRow, now: Date): ConversationV
     contact: row.kind === 'dm' ? row.contact : null,
     object: row.object ? { ...row.object, post: row.post_id } : null,
     last_message_at: iso(row.last_message_at),
+    read_by_contact_at: row.kind === 'dm' ? iso(row.read_by_contact_at) : null,
     unread_count: row.unread_count,
     archived: row.archived,
     reply_window: row.kind === 'dm' ? replyWindow(row.last_inbound_at, now) : null,
@@ -98,6 +106,12 @@ export function messageView(row: MessageRow, now: Date): MessageView {
     text: row.text,
     attachments: row.attachments,
     parent: row.parent_id,
+    story: row.reply_story,
+    unsupported: row.unsupported,
+    reactions: row.reactions,
+    edited_at: iso(row.edited_at),
+    deleted_at: iso(row.deleted_at),
+    hidden: row.hidden,
     source: row.direction === 'outbound' ? row.source : null,
     private_reply: takesPrivateReply(row) ? privateReply(row, now) : null,
     created_at: row.created_at.toISOString(),

@@ -27,6 +27,7 @@ describe('readEnvelope', () => {
       partnerSlug: 'acme',
       workspaceId: 'ws_1',
       createdAt: new Date('2030-01-02T03:04:05.678Z'),
+      announcesDeletion: false,
     });
     expect(readEnvelope(JSON.stringify({ ...valid, workspace: null })).workspaceId).toBeNull();
   });

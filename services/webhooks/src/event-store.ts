@@ -2,6 +2,7 @@ import { type EventEnvelope, eventEnvelopeSchema } from '@svc/bus';
 import { pageWindow } from '@svc/db';
 import type pg from 'pg';
 import type { Db } from './db.ts';
+import { announcesDeletion } from './deleted-workspaces.ts';
 import { MAX_ATTEMPTS } from './delivery/schedule.ts';
 
 /** The columns an event is filtered by, read from its envelope (spec section 6). */
@@ -11,6 +12,8 @@ export interface EventColumns {
   partnerSlug: string;
   workspaceId: string | null;
   createdAt: Date;
+  /** Stored even when its workspace is deleted (see deleted-workspaces.ts). */
+  announcesDeletion: boolean;
 }
 
 export class InvalidEventError extends Error {
@@ -41,6 +44,7 @@ export function columnsOf(envelope: EventEnvelope): EventColumns {
     partnerSlug: envelope.partner,
     workspaceId: envelope.workspace,
     createdAt: new Date(envelope.created_at),
+    announcesDeletion: announcesDeletion(envelope),
   };
 }
 
@@ -52,7 +56,9 @@ export interface IncomingEvent {
 /**
  * Stores events once each and, for those whose partner has a webhook, schedules the first attempt,
  * in one statement (so one transaction, one commit for the whole batch): an event NATS delivers
- * again finds its id taken and changes nothing. Returns how many were new and how many scheduled.
+ * again finds its id taken and changes nothing. An event of a deleted workspace that arrives after
+ * the deletion is not stored (acknowledged, counted as a duplicate), unless it announces the
+ * deletion. Returns how many were new and how many scheduled.
  * With `claim`, the deliveries are scheduled already claimed by the caller, who sends the first
  * attempt itself (the test ping).
  */
@@ -60,11 +66,16 @@ const STORE = {
   name: 'webhooks_store_events',
   text: `
 WITH incoming AS (
-  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
-           AS i(id, type, partner_slug, workspace_id, created_at, body)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[],
+                       $11::bool[])
+           AS i(id, type, partner_slug, workspace_id, created_at, body, announces_deletion)
+), kept AS (
+  SELECT * FROM incoming i
+   WHERE i.announces_deletion OR i.workspace_id IS NULL
+      OR NOT EXISTS (SELECT 1 FROM deleted_workspaces dw WHERE dw.workspace_id = i.workspace_id)
 ), stored AS (
   INSERT INTO events (id, type, partner_slug, workspace_id, created_at, body, stored_at)
-  SELECT id, type, partner_slug, workspace_id, created_at, body, $7 FROM incoming
+  SELECT id, type, partner_slug, workspace_id, created_at, body, $7 FROM kept
   ON CONFLICT (id) DO NOTHING
   RETURNING id, partner_slug
 ), scheduled AS (
@@ -98,6 +109,7 @@ export async function storeEvents(
       MAX_ATTEMPTS,
       options.claim?.token ?? null,
       options.claim?.leaseUntil ?? now,
+      unique.map((e) => e.columns.announcesDeletion),
     ],
   });
   return { stored: rows[0]?.stored ?? 0, scheduled: rows[0]?.scheduled ?? 0 };

@@ -1,4 +1,4 @@
-import { CONSUMERS, connectBus } from '@svc/bus';
+import { type Bus, CONSUMERS, connectBus } from '@svc/bus';
 import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { type Clock, systemClock } from './clock.ts';
 import type { WebhooksConfig } from './config.ts';
 import { openDatabase } from './db.ts';
+import { forgetWorkspace, purgeDeletedWorkspaces } from './deleted-workspaces.ts';
 import { WebhookTransport } from './delivery/transport.ts';
 import { DeliveryWorker } from './delivery/worker.ts';
 import { consumeEvents } from './events-consumer.ts';
@@ -58,6 +59,7 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
       runtime.every('purge expired events', 3_600_000, () =>
         purgeExpiredEvents(pool, clock.now(), config.EVENT_RETENTION_DAYS),
       );
+      await purgeOnWorkspaceDeletion(runtime, bus, pool, clock, config.EVENT_RETENTION_DAYS);
     }
     const policy = { allowPrivateNetworks, resolver };
     const handlers = webhooksHandlers({
@@ -72,6 +74,27 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
     const opsPort = await runtime.startOps({ port: config.OPS_PORT, host: config.OPS_HOST });
     return { port, pool, prisma, worker, opsPort };
   });
+}
+
+/**
+ * `workspace.deleted` purges the workspace's events at once (those announcing the deletion stay
+ * for a grace period); a pass every 10 minutes ends those grace periods and catches what a race
+ * with the deletion stored.
+ */
+async function purgeOnWorkspaceDeletion(
+  runtime: ServiceRuntime,
+  bus: Bus,
+  pool: pg.Pool,
+  clock: Clock,
+  retentionDays: number,
+): Promise<void> {
+  await runtime.consume(bus, CONSUMERS.webhooksWorkspaceDeleted, async (signal) => {
+    const purged = await forgetWorkspace(pool, signal, clock.now());
+    runtime.logger.info({ workspace: signal.workspace, events: purged }, 'deleted workspace: events purged');
+  });
+  runtime.every('purge deleted workspaces', 600_000, () =>
+    purgeDeletedWorkspaces(pool, clock.now(), { retentionDays }),
+  );
 }
 
 /** The gRPC API (webhook settings, events, attempts, test pings). */

@@ -32,6 +32,11 @@ export const conversationView = z
       .nullable()
       .describe('the commented object; null for DM threads'),
     last_message_at: timestamp.nullable(),
+    read_by_contact_at: timestamp
+      .nullable()
+      .describe(
+        "DM threads: the person has seen the account's messages up to this time (the network's read receipt); null until one came",
+      ),
     unread_count: z.number().int(),
     archived: z.boolean(),
     reply_window: z
@@ -53,6 +58,29 @@ export type ConversationView = z.infer<typeof conversationView>;
 
 const person = z.object({ id: z.string(), name: z.string().nullable(), handle: z.string().nullable() });
 
+/** A file, shared post, story mention or link in a message, as the network described it. */
+const attachment = z.object({
+  type: z
+    .string()
+    .describe(
+      "the network's attachment type: image, video, audio, file, sticker, share, story_mention, ig_reel, reel, ig_post, post, fallback, unsupported_type, or another the network adds",
+    ),
+  url: z
+    .string()
+    .nullable()
+    .describe('hosted by the network; null when the network sent none (an unsupported share, say)'),
+  title: z.string().optional().describe('the title of a shared link or post, when the network sent one'),
+  mime: z.string().optional(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+});
+
+const reaction = z.object({
+  from: z.string().describe("the network's id of the person who reacted"),
+  reaction: z.string().describe("the network's name of the reaction: love, like, smile, wow, sad, angry..."),
+  emoji: z.string().nullable(),
+});
+
 /** A message, comment or reply as partners see it; inbox events carry it as `data.message`. */
 export const messageView = z
   .object({
@@ -64,16 +92,28 @@ export const messageView = z
     platform_message_id: z.string().nullable(),
     from: person.nullable(),
     text: z.string().nullable(),
-    attachments: z.array(
-      z.object({
-        type: z.string(),
-        url: z.string().describe('hosted by the network'),
-        mime: z.string().optional(),
-        width: z.number().int().optional(),
-        height: z.number().int().optional(),
-      }),
-    ),
-    parent: z.string().nullable().describe('the comment a reply answers'),
+    attachments: z.array(attachment),
+    parent: z
+      .string()
+      .nullable()
+      .describe('the comment a reply answers, or the message a DM replies to, when it is stored'),
+    story: z
+      .object({ id: z.string().nullable(), url: z.string().nullable() })
+      .nullable()
+      .describe('Instagram DMs: the story this message replies to (its media URL expires with the story)'),
+    unsupported: z
+      .boolean()
+      .describe(
+        'the network does not show this kind of message through its API; the person sees it in the app',
+      ),
+    reactions: z.array(reaction).describe('one per person, as the network last reported it'),
+    edited_at: timestamp.nullable().describe('when its author last edited it; `text` is the edited text'),
+    deleted_at: timestamp
+      .nullable()
+      .describe(
+        'when its author unsent it (DM) or it was removed (comment); its text and attachments are gone',
+      ),
+    hidden: z.boolean().describe('comments: hidden on the network (still readable by the account)'),
     source: z
       .enum(['api', 'widget', 'mcp', 'network'])
       .nullable()

@@ -34,12 +34,21 @@ export const EVENT_DATA = {
       ),
   }),
   'account.expired': accountData.extend({ error: z.string() }),
+  'account.changed': accountData.extend({
+    previous_status: z
+      .string()
+      .describe(
+        'the status before this change; the account moved to or from error (or to another error): see account.status and account.last_error',
+      ),
+  }),
   'post.published': postData,
   'post.partial': postData,
   'post.failed': postData,
   'message.received': inboxData,
   'comment.received': inboxData,
   'message.sent': inboxData,
+  /** A stored message or comment changed: edited, unsent or removed, hidden or shown, reacted to. */
+  'message.updated': inboxData,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

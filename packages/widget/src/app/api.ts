@@ -21,6 +21,12 @@ export interface Page<T> {
   total: number;
 }
 
+/** A page of a list that pages by cursor (conversations): pass `next_cursor` as `starting_after`. */
+export interface CursorPage<T> extends Page<T> {
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 export type Api = ReturnType<typeof createApi>;
 
 export function createApi(token: string, onExpired: () => void) {

@@ -1,32 +1,49 @@
-import { useEffect, useState } from 'preact/hooks';
-import { failureText, type Page } from './api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { failureText } from './api.ts';
 import type { ConversationView, Ctx } from './context.ts';
+import { type LoadedConversations, loadNextPage, reloadFirstPage } from './conversation-pages.ts';
 import { conversationTitle, formatTime, networkName } from './labels.ts';
 import { Notice, type NoticeValue } from './notice.tsx';
 import { RECONNECTED } from './stream.ts';
 import { Thread } from './thread.tsx';
 
 /**
- * The inbox surface: conversations with unread counts, latest first, kept current by the stream;
- * choosing one opens its thread in place (one column, readable at 320 px).
+ * The inbox surface: conversations with unread counts, latest first, kept current by the stream,
+ * with "Show more" paging by cursor; choosing one opens its thread in place (one column, readable
+ * at 320 px).
  */
 export function Inbox({ ctx }: { ctx: Ctx }) {
-  const [conversations, setConversations] = useState<ConversationView[] | null>(null);
+  const [loaded, setLoaded] = useState<LoadedConversations | null>(null);
   const [open, setOpen] = useState<ConversationView | null>(null);
   const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const [busy, setBusy] = useState(false);
+  // The latest state for the stream's callback, which is registered once.
+  const current = useRef<LoadedConversations | null>(null);
+  current.current = loaded;
 
-  const load = () =>
-    ctx.api
-      .get<Page<ConversationView>>('/conversations?archived=false&limit=50')
-      .then((page) => setConversations(page.data))
+  const show = (work: Promise<LoadedConversations>) =>
+    work
+      .then((next) => {
+        current.current = next;
+        setLoaded(next);
+      })
       .catch((error) => setNotice({ kind: 'problem', text: failureText(error) }));
+  const load = (reset = false) => show(reloadFirstPage(ctx.api, current.current, reset));
+  const more = () => {
+    if (!current.current) return;
+    setBusy(true);
+    void show(loadNextPage(ctx.api, current.current)).finally(() => setBusy(false));
+  };
 
   useEffect(() => {
     void load();
     return ctx.subscribe((event) => {
-      if (/^(message|comment|conversation)\./.test(event.type) || event.type === RECONNECTED) void load();
+      if (event.type === RECONNECTED) void load(true);
+      else if (/^(message|comment|conversation)\./.test(event.type)) void load();
     });
   }, []);
+
+  const conversations = loaded?.items ?? null;
 
   if (open)
     return (
@@ -70,6 +87,11 @@ export function Inbox({ ctx }: { ctx: Ctx }) {
             </li>
           ))}
         </ul>
+      )}
+      {loaded?.cursor && (
+        <button type="button" class="secondary" disabled={busy} onClick={more}>
+          Show more
+        </button>
       )}
     </section>
   );

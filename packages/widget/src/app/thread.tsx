@@ -21,8 +21,13 @@ export function Thread(props: { ctx: Ctx; conversation: ConversationView; onBack
   const heading = useRef<HTMLHeadingElement>(null);
   const id = conversation.id;
 
+  // A message already shown is replaced: `message.updated` carries it as it is now (edited, unsent...).
   const add = (message: MessageView) =>
-    setMessages((list) => (list?.some((m) => m.id === message.id) ? list : [...(list ?? []), message]));
+    setMessages((list) =>
+      list?.some((m) => m.id === message.id)
+        ? list.map((m) => (m.id === message.id ? message : m))
+        : [...(list ?? []), message],
+    );
 
   useEffect(() => {
     heading.current?.focus();
@@ -100,7 +105,7 @@ function MessageItem(props: {
         {who} · {formatTime(m.created_at)}
         {m.kind === 'private_reply' ? ' · private reply' : ''}
       </span>
-      <p>{m.text ?? (m.attachments.length > 0 ? '(attachment)' : '')}</p>
+      <MessageBody message={m} />
       {canReply && (
         <div class="actions">
           {props.onReply && (
@@ -117,6 +122,26 @@ function MessageItem(props: {
         </div>
       )}
     </li>
+  );
+}
+
+/** What a message says, or what became of it: unsent or removed, edited, hidden, not shown by the network. */
+function MessageBody({ message: m }: { message: MessageView }) {
+  if (m.deleted_at) return <p class="muted">{m.kind === 'message' ? 'Message unsent' : 'Comment removed'}</p>;
+  if (m.unsupported && !m.text) return <p class="muted">A message this network does not show here</p>;
+  const notes = [
+    m.story ? 'replied to your story' : '',
+    m.edited_at ? 'edited' : '',
+    m.hidden ? 'hidden' : '',
+  ];
+  const reactions = m.reactions.map((r) => r.emoji ?? r.reaction).join(' ');
+  return (
+    <>
+      <p>{m.text ?? (m.attachments.length > 0 ? '(attachment)' : '')}</p>
+      {(notes.some(Boolean) || reactions) && (
+        <span class="muted">{[...notes.filter(Boolean), reactions].filter(Boolean).join(' · ')}</span>
+      )}
+    </>
   );
 }
 

@@ -19,6 +19,9 @@ export type SessionCheck = (tokenHash: string) => Promise<boolean>;
 
 /** Which surface an event belongs to, by its type; events of no surface are not streamed. */
 function surfaceOf(type: string): Surface | undefined {
+  // The partner's `account.changed` tells of a status change the internal signal below already
+  // brought (the widget reloads on either): streaming both would be two frames for one change.
+  if (type === SUBJECTS.accountStatusChanged.name) return undefined;
   if (type.startsWith('account.') || type === SUBJECTS.accountChanged.name) return 'connect';
   if (type.startsWith('message.') || type.startsWith('comment.')) return 'inbox';
   if (type.startsWith('post.')) return 'publish';

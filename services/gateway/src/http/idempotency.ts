@@ -1,6 +1,7 @@
 import type { Keyring } from '@svc/crypto';
 import { randomBase62, sha256Hex } from '@svc/crypto';
 import { errors } from '@svc/errors';
+import { isId } from '@svc/ids';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -25,6 +26,11 @@ import { runScript } from '../redis-script.ts';
  * personal data, and for `POST /v1/workspaces/:id/keys` it holds the plain key, which must not sit
  * readable in Redis. Only answers that did something are recorded (2xx): a refusal or a failure
  * frees the key, so the corrected retry runs.
+ *
+ * A workspace's answers are indexed under it (a sorted set of record keys by expiry, trimmed at
+ * each write, so it never holds more than the last 24 hours' records): `workspace.deleted` drops
+ * them (`forgetWorkspace`) and marks the workspace for the rest of the window, so an answer that
+ * completes after the deletion is not kept either.
  */
 const WINDOW_MS = 24 * 3_600_000;
 
@@ -59,12 +65,40 @@ return false
 /**
  * KEYS[1] = record, ARGV[1] = this request's running record, ARGV[2] = the answer, ARGV[3] = ttl ms.
  * Only the request that holds the claim writes: after its lease ran out the key may be another's.
+ * With KEYS[2] = the workspace's index, KEYS[3] = its deletion mark and ARGV[4] = now (ms): the
+ * record is indexed under its workspace, or dropped (the key freed) if the workspace was deleted.
  */
 const COMPLETE = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if #KEYS == 3 then
+  if redis.call('EXISTS', KEYS[3]) == 1 then
+    redis.call('DEL', KEYS[1])
+    return 0
+  end
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[4])
+  redis.call('ZADD', KEYS[2], tonumber(ARGV[4]) + tonumber(ARGV[3]), KEYS[1])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `;
+
+/**
+ * KEYS[1] = a workspace's index, KEYS[2] = its deletion mark; ARGV[1] = the mark's ttl ms,
+ * ARGV[2] = batch size → how many records were dropped (a full batch: call again).
+ */
+const FORGET = `
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+local records = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)
+if #records > 0 then
+  redis.call('DEL', unpack(records))
+  redis.call('ZREM', KEYS[1], unpack(records))
+end
+return #records
+`;
+
+/** Records dropped per FORGET call: each call is short, so Redis never stalls on a large workspace. */
+const FORGET_BATCH = 500;
 
 /** KEYS[1] = record, ARGV[1] = this request's running record: frees the key if still held. */
 const RELEASE = `
@@ -118,8 +152,34 @@ export class Idempotency {
     private readonly keyring: Keyring,
   ) {
     redis.defineCommand('idempotencyBegin', { numberOfKeys: 1, lua: BEGIN });
-    redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
+    // The number of keys comes first in each call: 1, or 3 for a workspace's record.
+    redis.defineCommand('idempotencyComplete', { lua: COMPLETE });
     redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('idempotencyForget', { numberOfKeys: 2, lua: FORGET });
+  }
+
+  /**
+   * `workspace.deleted`: drops every answer recorded for the workspace (they may hold its
+   * messages, posts or keys) and keeps later ones from being recorded for the rest of the window.
+   */
+  async forgetWorkspace(workspaceId: string): Promise<number> {
+    const keys = [this.indexKey(workspaceId), this.deletedKey(workspaceId)];
+    let dropped = 0;
+    for (;;) {
+      const count = Number(
+        await this.call('idempotencyForget', [...keys, WINDOW_MS + LEASE_MS, FORGET_BATCH]),
+      );
+      dropped += count;
+      if (count < FORGET_BATCH) return dropped;
+    }
+  }
+
+  private indexKey(workspaceId: string): string {
+    return `${this.prefix}idem-ws:${workspaceId}`;
+  }
+
+  private deletedKey(workspaceId: string): string {
+    return `${this.prefix}idem-deleted:${workspaceId}`;
   }
 
   /**
@@ -159,9 +219,11 @@ export class Idempotency {
       sealed: this.keyring.encrypt(answer.text, recordKey),
     } satisfies StoredRecord);
     const ttlMs = Math.max(1, WINDOW_MS - (Date.now() - startedAt));
+    const workspace = workspaceOfAnswer(principal, path, answer.text);
+    const keys = workspace ? [recordKey, this.indexKey(workspace), this.deletedKey(workspace)] : [recordKey];
     // The write happened: its answer goes out even if recording it fails (the lease then frees the key).
-    await this.call('idempotencyComplete', [recordKey, running, done, ttlMs]).catch((error) =>
-      request.log.warn({ err: error }, 'could not record the idempotent answer'),
+    await this.call('idempotencyComplete', [keys.length, ...keys, running, done, ttlMs, Date.now()]).catch(
+      (error) => request.log.warn({ err: error }, 'could not record the idempotent answer'),
     );
     return { ...answer, replayed: false };
   }
@@ -192,6 +254,29 @@ export class Idempotency {
       'idempotency records are unavailable (Redis is not answering); try again shortly',
     );
   }
+}
+
+/**
+ * The workspace a recorded answer belongs to: the workspace key's or embed session's own, else the
+ * one the path names (`/v1/workspaces/:id/...`), else the one the answer names (the `workspace` of
+ * a post, media, message, account or embed session; the `id` of a new workspace). Undefined for
+ * the partner's own records (a webhook test, a redelivery).
+ */
+function workspaceOfAnswer(principal: Principal, path: string, text: string): string | undefined {
+  if (principal.workspaceId) return principal.workspaceId;
+  const named = path.split('/')[3];
+  if (path.startsWith('/v1/workspaces/') && isId('workspace', named)) return named;
+  let answer: unknown;
+  try {
+    answer = text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof answer !== 'object' || answer === null) return undefined;
+  const { workspace, id } = answer as { workspace?: unknown; id?: unknown };
+  if (isId('workspace', workspace)) return workspace;
+  if (path === '/v1/workspaces' && isId('workspace', id)) return id;
+  return undefined;
 }
 
 /** The request's `Idempotency-Key`, or undefined without one; a malformed one is a 400. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { grpcCaller, originOf, type Principal } from '../auth/principal.ts';
 import type { InboxClient } from '../clients.ts';
 import { type IdempotencyClaim, markReplay } from '../http/idempotency.ts';
-import { jsonText, pagedJsonText } from '../http/json-text.ts';
+import { JsonText, jsonText, pagedJsonText } from '../http/json-text.ts';
 import { type AnyRoute, defineRoute } from '../http/route.ts';
 import { idField, paged, pagination, pathId, queryBoolean, timestamp } from '../http/schemas.ts';
 
@@ -38,7 +38,40 @@ export const conversationListQuery = z.strictObject({
   unread: queryBoolean.describe('only conversations with (true) or without (false) unread messages'),
   archived: queryBoolean.describe('only archived (true) or not archived (false) conversations'),
   since: timestamp.optional().describe('only conversations with activity after this instant'),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      'the next_cursor of the previous page: the page right after it (instead of page). A conversation with new activity moves to the front, so it is never listed twice, and every other one is listed once',
+    ),
 });
+
+/**
+ * A page of conversations: the list envelope, plus cursor paging in the Stripe manner (`has_more`,
+ * and `next_cursor` to pass as `starting_after`), which new activity does not shift.
+ */
+export const conversationPage = paged(conversationView).extend({
+  has_more: z.boolean().describe('more conversations follow this page'),
+  next_cursor: z
+    .string()
+    .nullable()
+    .describe('pass it as starting_after for the next page; null when has_more is false'),
+});
+
+/** The page's JSON text, the records as inbox built them. */
+export function conversationPageText(
+  listed: { conversationsJson: string[]; total: number; hasMore: boolean; nextCursor: string },
+  query: { page: number; limit: number },
+): JsonText {
+  const cursor = listed.nextCursor ? JSON.stringify(listed.nextCursor) : 'null';
+  const { page, limit } = query;
+  return new JsonText(
+    `{"data":[${listed.conversationsJson.join(',')}],"page":${page},"limit":${limit},"total":${listed.total},` +
+      `"has_more":${listed.hasMore},"next_cursor":${cursor}}`,
+  );
+}
 
 export const messageParams = z.strictObject({ id: pathId('message', 'message') });
 
@@ -99,6 +132,7 @@ export function inboxCalls(inbox: InboxClient) {
         since: query.since ?? '',
         page: query.page,
         limit: query.limit,
+        startingAfter: query.starting_after ?? '',
       }),
     send: (
       principal: Principal,
@@ -126,14 +160,14 @@ export function conversationRoutes(inbox: InboxClient): AnyRoute[] {
     defineRoute({
       method: 'GET',
       url: '/v1/conversations',
-      summary: 'List conversations (DM threads and comment threads), latest activity first',
+      summary:
+        'List conversations (DM threads and comment threads), latest activity first; page with starting_after = next_cursor',
       permission: 'objects',
       query: conversationListQuery,
       status: 200,
-      response: paged(conversationView),
+      response: conversationPage,
       async handler({ principal, query }) {
-        const { conversationsJson, total } = await calls.list(principal, query);
-        return pagedJsonText(conversationsJson, query.page, query.limit, total);
+        return conversationPageText(await calls.list(principal, query), query);
       },
     }),
     defineRoute({

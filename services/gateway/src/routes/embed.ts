@@ -138,7 +138,7 @@ function streamRoute(streams: EmbedStreams | undefined): AnyRoute {
     method: 'GET',
     url: '/v1/embed/stream',
     summary:
-      "Server-Sent Events of the session's workspace: message.received, message.sent, comment.received, account.connected, account.disconnected, account.expired, account.changed, post.* (for the surfaces granted); a comment line every 15 s; ends with session.expired. Read it with fetch() and the Authorization header (never put the token in the URL).",
+      "Server-Sent Events of the session's workspace: message.received, message.sent, message.updated, comment.received, account.connected, account.disconnected, account.expired, account.changed, post.* (for the surfaces granted); a comment line every 15 s; ends with session.expired. Read it with fetch() and the Authorization header (never put the token in the URL).",
     permission: 'embed',
     status: 200,
     streams: true,

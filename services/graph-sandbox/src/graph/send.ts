@@ -135,7 +135,8 @@ export async function sendMessage(ctx: Ctx, token: Token, pageId: string) {
     id: message.id,
     recipientId: participant.id,
     text: outgoing.text,
-    attachmentUrl: file?.attachment.url ?? null,
+    // The URL the product sent (the network's own copy is on the message).
+    attachmentUrl: file ? (file.attachment.sourceUrl ?? file.attachment.url) : null,
     tag: optionalString(ctx.params, 'tag') ?? null,
     webhookId,
   });

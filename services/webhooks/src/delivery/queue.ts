@@ -132,8 +132,11 @@ export interface AttemptRecord {
 
 /**
  * Records attempts and moves their schedules, in one statement for a whole batch. Every attempt
- * row is written (it happened); a schedule moves only if the same claim still holds it, so a
- * worker whose lease ran out cannot overwrite the outcome of the one that took over.
+ * row is written (it happened) while its event is stored; a schedule moves only if the same claim
+ * still holds it, so a worker whose lease ran out cannot overwrite the outcome of the one that
+ * took over. An event purged while its attempt was in flight (its workspace was deleted) keeps
+ * nothing: the key-share lock waits for a purge in progress and then finds the event gone, where
+ * the foreign key would have failed the whole batch.
  */
 const RECORD = {
   name: 'webhooks_record_attempts',
@@ -146,7 +149,8 @@ WITH outcome AS (
          next_attempt_at, claim_token, now)
 ), attempt AS (
   INSERT INTO delivery_attempts (id, event_id, number, url, attempted_at, status_code, error, latency_ms, succeeded)
-  SELECT id, event_id, number, url, attempted_at, status_code, error, latency_ms, succeeded FROM outcome
+  SELECT id, event_id, number, url, attempted_at, status_code, error, latency_ms, succeeded FROM outcome o
+   WHERE EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id FOR KEY SHARE)
 )
 UPDATE deliveries d
    SET attempt_count = d.attempt_count + 1, state = o.state, next_attempt_at = o.next_attempt_at,

@@ -5,6 +5,8 @@ import { jsonText, pagedJsonText } from '../../http/json-text.ts';
 import { paged } from '../../http/schemas.ts';
 import {
   conversationListQuery,
+  conversationPage,
+  conversationPageText,
   conversationParams,
   inboxCalls,
   messageListQuery,
@@ -25,16 +27,13 @@ export function inboxTools(clients: ServiceClients): AnyTool[] {
       name: 'list_conversations',
       title: 'List conversations',
       description:
-        'List the conversations of this workspace (direct-message threads and comment threads), latest activity first; filter by account, kind, unread ("true"/"false"), archived or activity since.',
+        'List the conversations of this workspace (direct-message threads and comment threads), latest activity first; filter by account, kind, unread ("true"/"false"), archived or activity since. For the next page pass next_cursor as starting_after (while has_more is true).',
       input: conversationListQuery.omit({ workspace: true }),
-      output: paged(conversationView),
+      output: conversationPage,
       readOnly: true,
       async run({ caller, args }) {
-        const { conversationsJson, total } = await inbox.list(caller.scoped, {
-          ...args,
-          workspace: caller.workspaceId,
-        });
-        return pagedJsonText(conversationsJson, args.page, args.limit, total);
+        const listed = await inbox.list(caller.scoped, { ...args, workspace: caller.workspaceId });
+        return conversationPageText(listed, args);
       },
     }),
     defineTool({
