@@ -56,14 +56,24 @@ export async function backgroundWorkOnce(fs: FaultSystem): Promise<Outcome> {
   await seen(expected, handled);
   await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
 
+  // Deleting the workspace purges its earlier events from the store (all but those announcing the
+  // deletion): what was handled before it is kept from here.
+  const beforeDeletion = await handled();
   const deleted = await call('DELETE', `/v1/workspaces/${link.workspaceId}`);
   if (deleted.status !== 204) throw new Error(`workspace delete: ${deleted.status}`);
   expected.push(...ids.map((id) => `account.disconnected: ${id}`));
-  await seen(expected, handled);
+  const handledSince = async () => withEarlier(await handled(), beforeDeletion);
+  await seen(expected, handledSince);
   await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-  const done = await handled();
+  const done = await handledSince();
   await delivered(done, fs);
   return tally(expected, done, world.delivered());
+}
+
+/** What is handled now, and what was handled earlier and is no longer listed (each once). */
+function withEarlier(now: Handled[], earlier: Handled[]): Handled[] {
+  const same = (a: Handled, b: Handled) => a.key === b.key && a.eventId === b.eventId;
+  return [...now, ...earlier.filter((old) => !now.some((current) => same(current, old)))];
 }
 
 /** Waits until every key was handled at least once (at most the recovery limit). */
