@@ -146,6 +146,9 @@ export function identityHandlers(
     async createApiKey(req) {
       await getWorkspace(db, req.partnerId, req.workspaceId);
       const { key, plainKey } = await createApiKey(db, req.partnerId, req.workspaceId, req.label);
+      // In the gateways' cache from the start: a new key's first requests need no lookup, so they
+      // pass even from an address throttled for failed authentications.
+      await authenticate(db, cache, key.hash);
       return { key: toApiKeyMessage(key), plainKey };
     },
     async listApiKeys(req) {
@@ -166,6 +169,7 @@ export function identityHandlers(
       const input = checkEmbedSessionInput(req, options.allowLoopbackOrigins);
       await getWorkspace(db, req.partnerId, req.workspaceId);
       const { session, plainToken } = await createEmbedSession(db, req.partnerId, req.workspaceId, input);
+      await authenticateEmbed(db, cache, session.hash);
       return { session: toEmbedSessionMessage(session), plainToken };
     },
     async listEmbedSessions(req) {

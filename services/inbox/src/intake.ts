@@ -8,6 +8,7 @@ import { InboxChanges } from './inbox-changes.ts';
 import type { InboxEvents, Recorded } from './inbox-events.ts';
 import { type NewConversation, type NewMessage, threadOf } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
+import { IntakeBatches } from './intake-batches.ts';
 import {
   type CommentItem,
   type DmItem,
@@ -33,8 +34,8 @@ interface Plan extends Target {
 /**
  * Turns the provider webhooks on the PROVIDER stream into messages, exactly once: Meta delivers at
  * least once and out of order, JetStream redelivers after a crash, so a message is recorded only
- * if its network id is new for its account, and its event is written in the same transaction. The
- * echo of a message we sent marks ours as seen instead of adding one; a message the business sent
+ * if its network id is new for its account, and its event is written in the same transaction (the
+ * messages of bodies handled at once share one, see IntakeBatches). The echo of a message we sent marks ours as seen instead of adding one; a message the business sent
  * from the network's own app is recorded as outbound with source `network`. Then what the body
  * says changed (edits, unsends, removed or hidden comments, reactions, read receipts) is applied
  * (InboxChanges). Only active accounts take webhooks: see activeTargets. A body, or a part of one,
@@ -43,6 +44,7 @@ interface Plan extends Target {
  */
 export class Intake {
   private readonly changes: InboxChanges;
+  private readonly batches = new IntakeBatches<Plan>((plans) => this.recordTheirs(plans));
 
   constructor(
     private readonly deps: {
@@ -76,20 +78,23 @@ export class Intake {
     await deadLetterAtOnce(this.deps, message, error);
   }
 
-  /** New messages and comments. */
+  /**
+   * New messages and comments. Those of other people go with other bodies' in one transaction
+   * (IntakeBatches); a body that may hold our own sends' echoes, which may complete a send in
+   * flight, is recorded in a transaction of its own (rare).
+   */
   private async record(items: InboundItem[]): Promise<void> {
     const targets = await this.activeTargets(items, true);
-    const plans = (await Promise.all(targets.map((target) => this.plan(target)))).sort(byThread);
+    const plans = await Promise.all(targets.map((target) => this.plan(target)));
     if (plans.length === 0) return;
-    // Our own sends' echoes may complete a send in flight: those go one by one (rare); the rest of
-    // a webhook, however many messages Meta batched in it, in a few statements.
+    if (!plans.some((p) => isOutbound(p.item) && this.mayBeOurs(p.item))) return this.batches.record(plans);
     const ours = plans.filter((p) => isOutbound(p.item) && this.mayBeOurs(p.item));
-    const theirs = plans.filter((p) => !ours.includes(p));
+    const theirs = plans.filter((p) => !ours.includes(p)).sort(byThread);
     const { store, events } = this.deps;
     const recorded = await store.write(async (tx) => {
       const { announced, completed } = await this.recordAll(tx, theirs);
       const adopted: string[] = [];
-      for (const plan of ours) {
+      for (const plan of ours.sort(byThread)) {
         const id = await this.recordOurs(tx, plan);
         if (id) adopted.push(id);
       }
@@ -101,6 +106,20 @@ export class Intake {
       return { result: announced.messages.length + adopted.length, events: rows };
     });
     this.deps.logger.debug({ items: items.length, recorded }, 'provider webhook handled');
+  }
+
+  /** The messages of other people, of one or more bodies, in one transaction with their events. */
+  private async recordTheirs(plans: Plan[]): Promise<void> {
+    const { store, events } = this.deps;
+    const recorded = await store.write(async (tx) => {
+      const { announced, completed } = await this.recordAll(tx, [...plans].sort(byThread));
+      const rows = [
+        ...(await events.announceRecorded(announced)),
+        ...(await events.announce(tx, completed, 'message.updated')),
+      ];
+      return { result: announced.messages.length, events: rows };
+    });
+    this.deps.logger.debug({ items: plans.length, recorded }, 'provider webhooks recorded');
   }
 
   /**
