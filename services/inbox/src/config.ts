@@ -16,8 +16,9 @@ export function inboxConfigSchema(env = process.env) {
     TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-inbox'),
     META_APP_ID: z.string().regex(/^\d+$/).default('465000000000001'),
     META_APP_SECRET: envSecret(mode, 'sandbox-app-secret-0123456789abcdef'),
-    // Provider webhooks handled at once per replica (each in its own transaction).
-    INBOX_INTAKE_CONCURRENCY: envInt(16, { min: 1, max: 256 }),
+    // Provider webhooks handled at once per replica. Their messages are recorded together, by
+    // group commit (intake-batches.ts): under load, one commit carries up to this many bodies.
+    INBOX_INTAKE_CONCURRENCY: envInt(64, { min: 1, max: 256 }),
     // The reconciliation (reconciliation.ts): how often each active account's recent conversations
     // and comments are read again, how far back, and how fast (Meta allows 2 calls/s per account
     // on these reads; half of it by default leaves the rest to sends and lookups).
