@@ -38,17 +38,25 @@ export async function uploadJpeg(
   workspace: string,
   jpeg: Buffer,
 ): Promise<string> {
-  const form = new FormData();
-  form.append('workspace', workspace);
-  form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'photo.jpg');
-  const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
-  });
-  const media = (await uploaded.json()) as { id: string };
-  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
-  return media.id;
+  for (;;) {
+    const form = new FormData();
+    form.append('workspace', workspace);
+    form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'photo.jpg');
+    const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    const media = (await uploaded.json()) as { id: string };
+    // Uploads at once are bounded per partner: a well-behaved client waits as told and retries.
+    if (uploaded.status === 429) {
+      const seconds = Number(uploaded.headers.get('retry-after') ?? '1');
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      continue;
+    }
+    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
+    return media.id;
+  }
 }
 
 /** The gateway as the partner; a refusal fails the run. */
