@@ -169,7 +169,6 @@ export function identityHandlers(
       const input = checkEmbedSessionInput(req, options.allowLoopbackOrigins);
       await getWorkspace(db, req.partnerId, req.workspaceId);
       const { session, plainToken } = await createEmbedSession(db, req.partnerId, req.workspaceId, input);
-      await authenticateEmbed(db, cache, session.hash);
       return { session: toEmbedSessionMessage(session), plainToken };
     },
     async listEmbedSessions(req) {
