@@ -142,6 +142,9 @@ describe('inputs that would take a shared process down', () => {
     } finally {
       clearInterval(sampler);
     }
+    console.log(
+      `publishing's peak RSS during three bomb uploads: ${Math.round(peak)} MiB (bound ${PUBLISHING_RSS_BOUND_MIB})`,
+    );
     expect(peak).toBeLessThan(PUBLISHING_RSS_BOUND_MIB);
   });
 });
