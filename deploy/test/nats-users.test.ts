@@ -124,6 +124,41 @@ describe('the NATS users, on a nats-server', () => {
   });
   afterAll(() => nats?.stop());
 
+  // Guarantee: a message published by its owner reaches the consumer of another service, which
+  // acknowledges it (the ack goes through the consumer's own subjects, not a shared inbox). It is
+  // read by the service's own pull loop: a pull request left by a closed reader would hold it.
+  it('carries a workspace.deleted from identity to accounts, acknowledged', { timeout: 40_000 }, async () => {
+    const identity = await nats.connectAs('identity');
+    const accounts = await nats.connectAs('accounts');
+    try {
+      const [consumer] = consumersOf('accounts').filter((c) => c.subject === SUBJECTS.workspaceDeleted);
+      if (!consumer) throw new Error('accounts reads no workspace.deleted');
+      // Read as the service reads (its pull loop, started first), until our message comes.
+      const marker = JSON.stringify({ probe: Date.now() });
+      const messages = await pullMessages(accounts, consumer, consumer.subject.settings, 1);
+      const acknowledged = (async () => {
+        for await (const message of messages) {
+          expect(message.subject).toBe('workspace.deleted');
+          const ours = message.string() === marker;
+          expect(await message.ackAck()).toBe(true);
+          if (ours) return true;
+        }
+        return false;
+      })();
+      await identity.js.publish(SUBJECTS.workspaceDeleted.name, marker);
+      const timeout = setTimeout(() => void messages.close(), 15_000);
+      try {
+        expect(await acknowledged).toBe(true);
+      } finally {
+        clearTimeout(timeout);
+        await messages.close();
+      }
+    } finally {
+      await identity.close();
+      await accounts.close();
+    }
+  });
+
   // Guarantee: with its own user, each service does everything it does at start and at work
   // without a single permission violation: it ensures the streams, creates and pulls from its
   // durable consumers, publishes on its subjects and dead letters, listens to its announcements.
@@ -142,26 +177,6 @@ describe('the NATS users, on a nats-server', () => {
       expect(seen).toEqual([]);
     } finally {
       await bus.close();
-    }
-  });
-
-  // Guarantee: a message published by its owner reaches the consumer of another service, which
-  // acknowledges it (the ack goes through the consumer's own subjects, not a shared inbox).
-  it('carries a workspace.deleted from identity to accounts, acknowledged', async () => {
-    const identity = await nats.connectAs('identity');
-    const accounts = await nats.connectAs('accounts');
-    try {
-      const [consumer] = consumersOf('accounts').filter((c) => c.subject === SUBJECTS.workspaceDeleted);
-      if (!consumer) throw new Error('accounts reads no workspace.deleted');
-      await pullBriefly(accounts, consumer);
-      await identity.js.publish(SUBJECTS.workspaceDeleted.name, '{}');
-      const reader = await accounts.js.consumers.get('INTERNAL', consumer.durable);
-      const message = await reader.next({ expires: 5_000 });
-      expect(message?.subject).toBe('workspace.deleted');
-      expect(await message?.ackAck()).toBe(true);
-    } finally {
-      await identity.close();
-      await accounts.close();
     }
   });
 
