@@ -74,9 +74,11 @@ function tooManyFailures(perMinute: number, trickle: LimitResult): ServiceError 
 
 function rateLimitedError(limit: LimitResult, principal: Principal): ServiceError {
   const per = principal.kind === 'embed' ? 'embed session' : 'API key';
+  const seconds = retryAfterSeconds(limit);
   return new ServiceError(
     'rate_limited',
-    `rate limit exceeded: ${limit.limit} requests per minute per ${per}; retry after ${retryAfterSeconds(limit)} s`,
+    `rate limit exceeded: ${limit.limit} requests per minute per ${per}; retry after ${seconds} s`,
+    { retryAfterSeconds: seconds },
   );
 }
 
@@ -92,8 +94,7 @@ export function applyLimit(
 ): void {
   reply.header('X-RateLimit-Limit', String(limit.limit));
   reply.header('X-RateLimit-Remaining', String(limit.remaining));
-  reply.header('X-RateLimit-Reset', String(Math.max(1, Math.ceil(limit.waitMs / 1000))));
-  if (limit.allowed) return;
-  reply.header('Retry-After', String(retryAfterSeconds(limit)));
-  throw rateLimitedError(limit, principal);
+  reply.header('X-RateLimit-Reset', String(retryAfterSeconds(limit)));
+  // Retry-After comes with the error, set where every error becomes an answer (http/errors.ts).
+  if (!limit.allowed) throw rateLimitedError(limit, principal);
 }
