@@ -78,13 +78,23 @@ describe('kill -9 during a burst of inbound messages', () => {
   it('stores and announces each of 1,000 messages exactly once', async () => {
     const run = uniquePrefix('r');
     const statuses: number[] = [];
-    for (let first = 0; first < MESSAGES; first += PER_BODY)
-      statuses.push(await post(webhookBody(first, run)));
-    expect(statuses.every((s) => s === 200)).toBe(true);
+    let posted = 0;
+    // The burst keeps arriving while the inbox dies: the kill lands mid-intake, not after it.
+    const burst = (async () => {
+      for (let first = 0; first < MESSAGES; first += PER_BODY) {
+        statuses.push(await post(webhookBody(first, run)));
+        posted = first + PER_BODY;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
     const inbox = system.child('inbox');
     await eventually(async () => ((await stored(run)) >= MESSAGES * 0.1 ? true : undefined), 60_000);
     await inbox.stop('SIGKILL');
     const atKill = await stored(run);
+    const postedAtKill = posted;
+    await burst;
+    expect(statuses).toHaveLength(MESSAGES / PER_BODY);
+    expect(statuses.every((s) => s === 200)).toBe(true);
     await inbox.restart();
     await eventually(async () => ((await stored(run)) === MESSAGES ? true : undefined), 120_000);
     const announced = () =>
@@ -96,6 +106,7 @@ describe('kill -9 during a burst of inbound messages', () => {
     const ids = announced().map((e) => dataOf(e).message.platform_message_id);
     expect(new Set(ids).size).toBe(MESSAGES);
     expect(ids).toHaveLength(MESSAGES);
+    expect(postedAtKill).toBeLessThan(MESSAGES);
     expect(atKill).toBeLessThan(MESSAGES);
   }, 300_000);
 });

@@ -101,13 +101,30 @@ export async function messageIn(
 }
 
 /** The workspace's events of a type that name this message, as `GET /v1/events` lists them. */
-export async function eventsAbout(h: InboxHarness, workspace: string, type: string, messageId: string) {
-  const list = await h.call('GET', `/v1/events?workspace=${workspace}&type=${type}&limit=200`);
-  const events = list.body.data as {
-    id: string;
-    data: { message: MessageView; conversation: ConversationView };
-  }[];
-  return events.filter((e) => e.data.message.id === messageId);
+/**
+ * The partner-visible events of `type` about one message. Events reach the feed through the
+ * outbox and the bus, after the REST view already shows the change; with `expected`, waits until
+ * that many have arrived and reads once more a moment later, so a duplicate would show too.
+ */
+export async function eventsAbout(
+  h: InboxHarness,
+  workspace: string,
+  type: string,
+  messageId: string,
+  expected = 0,
+) {
+  const read = async () => {
+    const list = await h.call('GET', `/v1/events?workspace=${workspace}&type=${type}&limit=200`);
+    const events = list.body.data as {
+      id: string;
+      data: { message: MessageView; conversation: ConversationView };
+    }[];
+    return events.filter((e) => e.data.message.id === messageId);
+  };
+  if (expected === 0) return read();
+  await eventually(async () => ((await read()).length >= expected ? true : undefined));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return read();
 }
 
 /** The inbox intake's dead letters, as `pnpm dead-letters list --consumer inbox-provider-webhooks` shows them. */

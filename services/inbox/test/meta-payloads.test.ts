@@ -150,7 +150,7 @@ describe('attachments of every documented type', () => {
     const { thread, message } = await messageIn(h, w.page.id, withContact(psid), mid);
     expect(message.text).toBe(link);
     expect(message.attachments).toEqual([{ type: 'fallback', url: link, title: 'Our menu' }]);
-    const received = await eventsAbout(h, w.workspace, 'message.received', message.id);
+    const received = await eventsAbout(h, w.workspace, 'message.received', message.id, 1);
     expect(received).toHaveLength(1);
     expect(received[0]?.data.conversation.id).toBe(thread.conversation.id);
   });
@@ -261,7 +261,7 @@ describe('changes to stored messages', () => {
     expect(message).toMatchObject({ id: original.id, text: null, attachments: [] });
     expect(thread.messages).toHaveLength(1);
     await send(ig.instagramBody(ig.DELETED), values);
-    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id);
+    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id, 1);
     expect(updated).toHaveLength(1);
     expect(updated[0]?.data.message).toEqual(message);
   });
@@ -288,7 +288,7 @@ describe('changes to stored messages', () => {
       edited_at: '2016-03-22T17:47:36.463Z',
     });
     expect(thread.messages).toHaveLength(1);
-    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id);
+    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id, 1);
     expect(updated.map((e) => e.data.message.text)).toEqual(['hello, world?']);
   });
 
@@ -312,7 +312,7 @@ describe('changes to stored messages', () => {
       onPage(psid, { ...react, '<ACTION>': 'unreact' }),
     );
     await messageIn(h, w.page.id, withContact(psid), mid, (m) => m.reactions.length === 0);
-    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id);
+    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id, 2);
     expect(updated.map((e) => e.data.message.reactions.length)).toEqual([1, 0]);
   });
 
@@ -328,7 +328,7 @@ describe('changes to stored messages', () => {
     expect(reacted.message.reactions).toEqual([{ from: igsid, reaction: 'love', emoji: '\u2764\ufe0f' }]);
     await send(ig.instagramBody(ig.UNREACTION), values);
     await messageIn(h, w.ig.id, withContact(igsid), mid, (m) => m.reactions.length === 0);
-    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id);
+    const updated = await eventsAbout(h, w.workspace, 'message.updated', original.id, 2);
     expect(updated).toHaveLength(2);
   });
 
@@ -435,7 +435,7 @@ describe('Page feed and Instagram comments', () => {
     const removed = await messageIn(h, w.page.id, onPost(post), comment, (m) => m.deleted_at !== null);
     expect(removed.message).toMatchObject({ id: added.message.id, text: null, kind: 'comment' });
     expect(removed.thread.messages).toHaveLength(1);
-    const updated = await eventsAbout(h, w.workspace, 'message.updated', added.message.id);
+    const updated = await eventsAbout(h, w.workspace, 'message.updated', added.message.id, 4);
     expect(
       updated.map((e) => [e.data.message.text, e.data.message.hidden, e.data.message.deleted_at !== null]),
     ).toEqual([
@@ -475,7 +475,7 @@ describe('Page feed and Instagram comments', () => {
       text: 'Is this gluten free?',
       from: { handle: 'jane.doe' },
     });
-    expect(await eventsAbout(h, w.workspace, 'comment.received', message.id)).toHaveLength(1);
+    expect(await eventsAbout(h, w.workspace, 'comment.received', message.id, 1)).toHaveLength(1);
   });
 });
 
@@ -515,7 +515,7 @@ describe('bodies the intake cannot read', () => {
     await eventuallyLetter(before + 1, (l) => l.id !== letter.id);
     const thread = await dmThread(h, w.page.id, psid);
     expect(thread.messages.map((m) => m.platform_message_id)).toEqual([mid]);
-    const received = await eventsAbout(h, w.workspace, 'message.received', thread.messages[0]?.id ?? '');
+    const received = await eventsAbout(h, w.workspace, 'message.received', thread.messages[0]?.id ?? '', 1);
     expect(received).toHaveLength(1);
   });
 });

@@ -65,7 +65,7 @@ describe('messages of every shape, from the sandbox', () => {
       (m) => m.attachments.length > 0,
     );
     expect(message.attachments).toEqual([{ type: 'fallback', url: link, title: 'Menu' }]);
-    expect(await eventsAbout(h, w.workspace, 'message.received', message.id)).toHaveLength(1);
+    expect(await eventsAbout(h, w.workspace, 'message.received', message.id, 1)).toHaveLength(1);
   });
 
   // Guarantee: story replies, replies and unsupported messages keep what they are.
