@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 // and NATS and the whole system, then kills and restarts them; a few minutes, one file in order).
 export default defineConfig({
   test: {
-    include: ['packages/testing/faults/**/*.faults.test.ts'],
-    globalSetup: ['packages/testing/faults/global-setup.ts'],
+    include: ['dev/testing/faults/**/*.faults.test.ts'],
+    globalSetup: ['dev/testing/faults/global-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: 'forks',

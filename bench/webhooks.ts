@@ -12,8 +12,9 @@
 // BENCH_PARTNERS (10: events are spread over this many partners, each with its webhook).
 
 import { createHmac, randomBytes } from 'node:crypto';
-import { connectBus, type EventEnvelope, makeEvent, OutboxRelay } from '@svc/bus';
+import { connectBus, makeEvent, OutboxRelay } from '@svc/bus';
 import { createClient, WebhooksService } from '@svc/contracts';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
 import { type System, startSystem } from '@svc/testing/system';

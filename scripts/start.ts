@@ -36,7 +36,16 @@ const env: NodeJS.ProcessEnv = {
   PORT: port,
 };
 
-const SERVICES = ['identity', 'accounts', 'publishing', 'webhooks', 'inbox', 'graph-sandbox', 'gateway'];
+/** The workspace folders `pnpm start` runs, each as a process named after its folder. */
+const FOLDERS = [
+  'services/identity',
+  'services/accounts',
+  'services/publishing',
+  'services/webhooks',
+  'services/inbox',
+  'dev/graph-sandbox',
+  'services/gateway',
+];
 /** The edge stops first, the networks' stand-in last (`Supervised.stop`). */
 const STOP_STAGE: Record<string, 'first' | 'last'> = { gateway: 'first', 'graph-sandbox': 'last' };
 
@@ -54,12 +63,11 @@ async function main(): Promise<void> {
   await migrateAll();
 
   const supervisor = new Supervisor({ log: (line) => console.error(line) });
-  const built = SERVICES.filter((service) =>
-    existsSync(path.join(root, 'services', service, 'dist/main.js')),
-  );
+  const built = FOLDERS.filter((folder) => existsSync(path.join(root, folder, 'dist/main.js')));
   supervisor.start(
-    built.map((service) => {
-      const dir = path.join(root, 'services', service);
+    built.map((folder) => {
+      const dir = path.join(root, folder);
+      const service = path.basename(folder);
       return {
         name: service,
         command: process.execPath,

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { startSandbox } from '../../dev/graph-sandbox/src/app.ts';
+import { sandboxConfigSchema } from '../../dev/graph-sandbox/src/config.ts';
 import { parseConfig, type z } from '../../packages/config/src/index.ts';
-import { startSandbox } from '../../services/graph-sandbox/src/app.ts';
-import { sandboxConfigSchema } from '../../services/graph-sandbox/src/config.ts';
 import { healthUrl } from '../healthcheck.mjs';
 import { CONFIG_SCHEMAS } from './service-config.ts';
 

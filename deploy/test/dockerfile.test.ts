@@ -38,9 +38,12 @@ describe('deploy/Dockerfile', () => {
     const fetch = at('build', /^RUN pnpm fetch/m);
     expect(at('build', /^COPY pnpm-lock\.yaml/m)).toBeGreaterThan(-1);
     expect(fetch).toBeGreaterThan(at('build', /^COPY pnpm-lock\.yaml/m));
-    expect(fetch).toBeLessThan(at('build', /^COPY packages /m));
-    expect(fetch).toBeLessThan(at('build', /^COPY services /m));
-    expect(at('build', /^RUN pnpm install --offline/m)).toBeGreaterThan(at('build', /^COPY services /m));
+    // Every workspace folder (pnpm-workspace.yaml) the install links, bench aside (not in the image).
+    for (const folder of ['packages', 'services', 'clients', 'dev']) {
+      const copy = at('build', new RegExp(`^COPY ${folder} `, 'm'));
+      expect(copy, folder).toBeGreaterThan(fetch);
+      expect(at('build', /^RUN pnpm install --offline/m), folder).toBeGreaterThan(copy);
+    }
   });
 
   // Guarantee: the runtime image holds the bundle and production dependencies only: no Prisma
@@ -50,7 +53,7 @@ describe('deploy/Dockerfile', () => {
   it('keeps dev tools out of a non-root runtime with a healthcheck', () => {
     const runtime = stages.runtime ?? '';
     expect(runtime).toMatch(/^COPY --from=prune \/out\/ \/app\/$/m);
-    expect(runtime).not.toMatch(/^COPY (packages|services|scripts)/m);
+    expect(runtime).not.toMatch(/^COPY (packages|services|clients|dev|scripts)/m);
     expect(stages.prune).toMatch(/deploy --offline --prod/);
     expect(stages.prune).toMatch(
       /node deploy\/prune-modules\.mjs "\/out\/services\/\$\{SERVICE\}\/node_modules"/,
@@ -148,8 +151,11 @@ describe('deploy/Dockerfile', () => {
       /node -e "(.+?)" \\\n\s+> "\/out\/services\/\$\{SERVICE\}\/node-flags"/,
     );
     if (!write?.[1]) throw new Error('the prune stage writes no node-flags file');
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's shell variable, as written there
-    const script = write[1].replaceAll('${SERVICE}', 'gateway').replaceAll('/app/', `${ROOT}/`);
+    // The Dockerfile's build arguments, as a build of the gateway sets them.
+    const args: Record<string, string> = { SERVICE: 'gateway', SERVICE_DIR: 'services/gateway' };
+    const script = write[1]
+      .replace(/\$\{(\w+)\}/g, (variable: string, name: string) => args[name] ?? variable)
+      .replaceAll('/app/', `${ROOT}/`);
     const flags = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' });
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'services/gateway/package.json'), 'utf8'));
     expect(manifest.nodeFlags.length).toBeGreaterThan(0);

@@ -1,15 +1,12 @@
+import { type EventEnvelope, eventEnvelope } from '@svc/contracts/public';
 import { isId, newId } from '@svc/ids';
 import { z } from 'zod';
 
-/** The event envelope of spec section 6: exactly the body a webhook delivery carries. */
-export interface EventEnvelope<Data = Record<string, unknown>> {
-  id: string;
-  type: string;
-  created_at: string;
+/** What an event envelope says of its workspace (spec 6): partner slug and current external_id. */
+export interface EventScope {
   partner: string;
-  workspace: string | null;
+  workspace: string;
   external_id: string | null;
-  data: Data;
 }
 
 export function makeEvent<Data>(
@@ -25,13 +22,11 @@ export function makeEvent<Data>(
  * The envelope as consumers check it. Strict where a stored event is filtered or sorted by the
  * field (id, type, partner, created_at), loose inside `data`, which is the payload's own business.
  */
-export const eventEnvelopeSchema = z.object({
+export const eventEnvelopeSchema = eventEnvelope.extend({
   id: z.string().refine((id) => isId('event', id), 'not an event id'),
   type: z.string().regex(/^[a-z]+(\.[a-z_]+)*$/, 'not an event type'),
   created_at: z.string().refine((at) => !Number.isNaN(Date.parse(at)), 'not a timestamp'),
   partner: z.string().min(1),
-  workspace: z.string().nullable(),
-  external_id: z.string().nullable(),
   // Checked without being copied: events are checked on the webhooks store's hot path.
   data: z.custom<Record<string, unknown>>(isPlainObject, 'not an object'),
 });

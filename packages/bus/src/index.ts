@@ -1,4 +1,5 @@
 export type { JsMsg } from '@nats-io/jetstream';
+export { announcedKeys } from './announced-keys.ts';
 export {
   ACCOUNT_ANNOUNCEMENTS,
   type AccountEvent,
@@ -38,8 +39,12 @@ export {
   replayDeadLetter,
   replayedForAnother,
 } from './dead-letters.ts';
-export { type EventEnvelope, envelopeWith, eventEnvelopeSchema, makeEvent } from './envelope.ts';
-export { LocalCache, type LocalCacheOptions } from './local-cache.ts';
+export {
+  type EventScope,
+  envelopeWith,
+  eventEnvelopeSchema,
+  makeEvent,
+} from './envelope.ts';
 export {
   eventRow,
   jobRow,
@@ -51,5 +56,3 @@ export {
 } from './outbox.ts';
 export { OutboxRelay } from './outbox-relay.ts';
 export { carriedBy, consumerSpan, currentHeaders } from './trace-headers.ts';
-export { type EventScope, type KnownWorkspace, WorkspaceCache } from './workspace-cache.ts';
-export { WorkspaceDirectory } from './workspace-directory.ts';

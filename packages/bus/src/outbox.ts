@@ -1,6 +1,6 @@
+import type { EventEnvelope } from '@svc/contracts/public';
 import type pg from 'pg';
 import type { JobSubject } from './catalog.ts';
-import type { EventEnvelope } from './envelope.ts';
 import { requestColumn } from './trace-headers.ts';
 
 /**

@@ -3,6 +3,13 @@ import { tracingVariables } from './tracing.ts';
 
 export type { TracingConfig } from './tracing.ts';
 
+/** What every service's connection to NATS is made of (the credentials are read by @svc/bus). */
+export interface BusConfig {
+  NATS_URL: string;
+  NATS_PREFIX: string;
+  NATS_STREAM_REPLICAS: number;
+}
+
 /**
  * Configuration is read once at start from the environment, validated with zod, and a bad or
  * missing variable stops the process with one line naming it.

@@ -44,6 +44,9 @@ export interface CallContext {
   metadata: grpc.Metadata;
 }
 
+/** A service of the generated descriptors (`IdentityService`, `PostsService`...). */
+export type GrpcService = GenService<GenServiceMethods>;
+
 export type ServiceImplementation<S extends GenService<GenServiceMethods>> = {
   [K in keyof Methods<S>]: Methods<S>[K] extends UnaryMethod
     ? (

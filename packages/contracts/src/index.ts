@@ -1,4 +1,4 @@
-export { callerOf } from './caller.ts';
+export { callerOf, type IdempotencyClaim } from './caller.ts';
 export * from './gen/svc/accounts/v1/accounts_pb.ts';
 export * from './gen/svc/common/v1/caller_pb.ts';
 export * from './gen/svc/common/v1/idempotency_pb.ts';
@@ -11,6 +11,7 @@ export {
   CALLER_CREDENTIAL_METADATA,
   type CallContext,
   createClient,
+  type GrpcService,
   grpc,
   type ServiceClient,
   type ServiceImplementation,

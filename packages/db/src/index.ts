@@ -101,3 +101,7 @@ export const visibleTo = (caller: Caller) => ({
   partnerId: caller.partnerId,
   ...(caller.workspaceId ? { workspaceId: caller.workspaceId } : {}),
 });
+
+/** The same scope as `visibleTo`, checked on an object already in memory. */
+export const inScope = (caller: Caller, owned: { partnerId: string; workspaceId: string }): boolean =>
+  owned.partnerId === caller.partnerId && (!caller.workspaceId || owned.workspaceId === caller.workspaceId);

@@ -38,6 +38,7 @@ export type {
   TokenResponse,
 } from './shapes.ts';
 export { type GraphRequest, GraphTransport } from './transport.ts';
+export { type MetaWebhookBody, readWebhookBody } from './webhook-body.ts';
 export {
   answerVerificationChallenge,
   parseSignedRequest,

@@ -1,13 +1,21 @@
 import {
   type Bus,
   type ConsumerSettings,
+  connectBus,
   consume,
   type DurableConsumer,
   type JsMsg,
   type OutboxRelay,
   type RunningConsumer,
 } from '@svc/bus';
-import type { TracingConfig } from '@svc/config';
+import type { BusConfig, TracingConfig } from '@svc/config';
+import {
+  addService,
+  type GrpcService,
+  grpc,
+  type ServiceImplementation,
+  startGrpcServer,
+} from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
 import { BusMetrics } from './bus-metrics.ts';
@@ -120,6 +128,45 @@ export class ServiceRuntime {
     this.readyWhen('nats', () => bus.nc.flush());
     this.closeAtEnd('NATS', () => bus.close());
     return bus;
+  }
+
+  /** Connects to NATS as this service (its name on the connection), as `useBus` keeps it. */
+  async connectBus(config: BusConfig): Promise<Bus> {
+    const bus = await connectBus({
+      url: config.NATS_URL,
+      prefix: config.NATS_PREFIX,
+      replicas: config.NATS_STREAM_REPLICAS,
+      name: this.service,
+      logger: this.logger,
+    });
+    return this.useBus(bus);
+  }
+
+  /**
+   * Serves the service's gRPC API at `address` (its calls measured, its stop in the fixed order)
+   * and answers the port it listens on. `maxMessageBytes` raises grpc-js's 4 MiB limit for a
+   * service whose messages carry files.
+   */
+  async serveGrpc<S extends GrpcService>(
+    address: string,
+    service: S,
+    implementation: ServiceImplementation<S>,
+    options: { maxMessageBytes?: number } = {},
+  ): Promise<number> {
+    const { maxMessageBytes } = options;
+    const server = new grpc.Server(
+      maxMessageBytes
+        ? {
+            'grpc.max_receive_message_length': maxMessageBytes,
+            'grpc.max_send_message_length': maxMessageBytes,
+          }
+        : {},
+    );
+    addService(server, service, implementation, this.logger, this.grpcMetrics());
+    const port = await startGrpcServer(server, address);
+    this.grpc(server);
+    this.logger.info({ port }, `${this.service} gRPC server listening`);
+    return port;
   }
 
   /** A dependency `/readyz` checks (the database, NATS, Redis...). */

@@ -1,5 +1,6 @@
-import { type EventEnvelope, type EventScope, makeEvent, SIGNALS } from '@svc/bus';
+import { type EventScope, makeEvent, SIGNALS } from '@svc/bus';
 import type { IdentityService, ServiceClient } from '@svc/contracts';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { accountJson } from './account-view.ts';
 import type { Account } from './generated/prisma/client.ts';
 

@@ -11,6 +11,7 @@ import {
   listAccounts,
 } from './accounts.ts';
 import { type ConnectOutcome, choosePages, completeConnect, startConnect } from './connect-flow.ts';
+import { viewOfConnectLink } from './connect-link-view.ts';
 import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts';
 import type { AccountsContext } from './context.ts';
 import { applyTokenProblem, deauthorize } from './lifecycle.ts';
@@ -49,16 +50,18 @@ export function accountsHandlers(
         },
         { ttlSeconds: ctx.config.CONNECT_LINK_TTL_SECONDS, now: ctx.now() },
       );
+      const url = connectPageUrl(ctx.config.PUBLIC_BASE_URL, token);
       return {
         link: {
           id: link.id,
           workspaceId: link.workspaceId,
-          url: connectPageUrl(ctx.config.PUBLIC_BASE_URL, token),
+          url,
           networks: link.networks,
           redirectUrl: link.redirectUrl ?? '',
           expiresAt: link.expiresAt.toISOString(),
           createdAt: link.createdAt.toISOString(),
         },
+        linkJson: JSON.stringify(viewOfConnectLink(link, url)),
       };
     },
     async getConnectPage(req) {

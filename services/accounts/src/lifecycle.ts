@@ -1,4 +1,5 @@
-import { type EventEnvelope, eventRow, writeOutbox } from '@svc/bus';
+import { eventRow, writeOutbox } from '@svc/bus';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { errors } from '@svc/errors';
 import { parseSignedRequest, type TokenProblem } from '@svc/graph-client';
 import { disconnectAccounts } from './accounts.ts';

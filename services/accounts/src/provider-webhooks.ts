@@ -1,4 +1,5 @@
 import { eventRow, writeOutbox } from '@svc/bus';
+import { readWebhookBody } from '@svc/graph-client';
 import { z } from 'zod';
 import type { AccountsContext } from './context.ts';
 import { accountChanged, scopeOf } from './events.ts';
@@ -11,26 +12,20 @@ import { lockAccount, statusChangeEvents } from './status-change.ts';
  * of that user get their scopes and status updated at once, so a revoked publishing permission is
  * visible before the next post fails. Everything else (messages, comments) is inbox's.
  */
-const permissionsPayload = z.looseObject({
-  object: z.literal('permissions'),
-  entry: z.array(
-    z.looseObject({
-      id: z.coerce.string(),
-      changes: z
-        .array(z.looseObject({ field: z.string(), value: z.looseObject({ verb: z.string() }).optional() }))
-        .default([]),
-    }),
-  ),
+const permissionChange = z.looseObject({
+  field: z.string(),
+  value: z.looseObject({ verb: z.string() }).optional(),
 });
 
-export async function handleProviderWebhook(ctx: AccountsContext, body: string): Promise<void> {
-  const parsed = permissionsPayload.safeParse(JSON.parse(body));
-  if (!parsed.success) return;
-  for (const entry of parsed.data.entry) {
-    for (const change of entry.changes) {
-      const verb = change.value?.verb;
-      if (verb === 'revoked' || verb === 'granted')
-        await applyPermissionChange(ctx, entry.id, change.field, verb);
+export async function handleProviderWebhook(ctx: AccountsContext, text: string): Promise<void> {
+  const read = readWebhookBody(text);
+  if ('unreadable' in read || read.body.object !== 'permissions') return;
+  for (const entry of read.body.entry) {
+    for (const raw of entry.changes ?? []) {
+      const change = permissionChange.safeParse(raw);
+      const verb = change.data?.value?.verb;
+      if (change.success && (verb === 'revoked' || verb === 'granted'))
+        await applyPermissionChange(ctx, entry.id, change.data.field, verb);
     }
   }
 }

@@ -1,12 +1,5 @@
-import { type Bus, CONSUMERS, connectBus, OutboxRelay } from '@svc/bus';
-import {
-  AccountsService,
-  addService,
-  createClient,
-  grpc,
-  IdentityService,
-  startGrpcServer,
-} from '@svc/contracts';
+import { type Bus, CONSUMERS, OutboxRelay } from '@svc/bus';
+import { AccountsService, createClient, IdentityService } from '@svc/contracts';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
@@ -27,12 +20,9 @@ const HOUR_MS = 3_600_000;
 export function startAccounts(config: AccountsConfig, logger: Logger, options: { now?: () => Date } = {}) {
   return ServiceRuntime.launch('accounts', logger, config, async (runtime) => {
     const { ctx, bus } = await openContext(runtime, config, logger, options.now ?? (() => new Date()));
-    const server = new grpc.Server();
     const vaultClients = new VaultClients(config.TOKEN_VAULT_CLIENTS);
-    addService(server, AccountsService, accountsHandlers(ctx, vaultClients), logger, runtime.grpcMetrics());
-    const port = await startGrpcServer(server, config.ACCOUNTS_GRPC_ADDRESS);
-    runtime.grpc(server);
-    logger.info({ port }, 'accounts gRPC server listening');
+    const handlers = accountsHandlers(ctx, vaultClients);
+    const port = await runtime.serveGrpc(config.ACCOUNTS_GRPC_ADDRESS, AccountsService, handlers);
 
     await runtime.consume(bus, CONSUMERS.accountsWorkspaceDeleted, (signal) => purgeWorkspace(ctx, signal));
     await runtime.consume(bus, CONSUMERS.accountsProviderWebhooks, (webhook) =>
@@ -56,15 +46,7 @@ async function openContext(
   runtime.useDatabase(pool, prisma);
   const identity = createClient(IdentityService, config.IDENTITY_GRPC_URL);
   runtime.closeAtEnd('identity client', () => identity.close());
-  const bus = runtime.useBus(
-    await connectBus({
-      url: config.NATS_URL,
-      prefix: config.NATS_PREFIX,
-      replicas: config.NATS_STREAM_REPLICAS,
-      name: 'accounts',
-      logger,
-    }),
-  );
+  const bus = await runtime.connectBus(config);
   const graph = new GraphClient(
     graphClientConfigFromEnv(config, { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET }),
   );

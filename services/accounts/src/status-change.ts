@@ -1,4 +1,4 @@
-import type { EventEnvelope } from '@svc/bus';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { accountEvent, type EventScope } from './events.ts';
 import type { Account, Prisma } from './generated/prisma/client.ts';
 

@@ -15,7 +15,7 @@ import Fastify, {
   type onResponseAsyncHookHandler,
 } from 'fastify';
 import { applyLimit, authenticateRequest } from './auth/authenticate.ts';
-import type { Limiter } from './auth/limiter.ts';
+import type { Limiter, LimitResult } from './auth/limiter.ts';
 import type { Principal } from './auth/principal.ts';
 import type { ServiceClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
@@ -26,31 +26,26 @@ import { sessionCheck } from './embed/session-check.ts';
 import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
 import { StreamSlots } from './embed/stream-slots.ts';
 import { clientKey, trustProxyOption } from './http/client-address.ts';
-import { DOCS_PATHS, docsRoutes } from './http/docs-page.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
+import { mediaFileRoutes } from './http/media-files.ts';
 import type { HttpMetrics } from './http/metrics.ts';
-import { API_VERSION, buildOpenApi } from './http/openapi.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
 import { traceRequests } from './http/request-spans.ts';
-import { type AnyRoute, registerRoute } from './http/route.ts';
+import { registerRoute } from './http/rest-route.ts';
+import { admitToMcp, challengeBearer } from './mcp/auth.ts';
 import { MCP_PATHS, mcpRoutes } from './mcp/server.ts';
+import { DOCS_PATHS, docsRoutes } from './openapi/docs-page.ts';
+import { API_VERSION, buildOpenApi } from './openapi/openapi.ts';
+import { httpRoutes, operationTable } from './operations/table.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
-import { accountRoutes } from './routes/accounts.ts';
-import { conversationRoutes } from './routes/conversations.ts';
-import { embedRoutes } from './routes/embed.ts';
-import { embedSessionRoutes } from './routes/embed-sessions.ts';
-import { eventRoutes } from './routes/events.ts';
-import { keyRoutes } from './routes/keys.ts';
-import { mediaFileRoutes, mediaRoutes } from './routes/media.ts';
-import { postRoutes } from './routes/posts.ts';
-import { webhookRoutes } from './routes/webhook.ts';
-import { workspaceRoutes } from './routes/workspaces.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     principal?: Principal;
+    /** The key's budget as this request found it. */
+    rateLimit?: LimitResult;
   }
 }
 
@@ -64,37 +59,6 @@ export interface GatewayDeps {
   bus: Bus;
   /** Requests by route and status on `/metrics`; left out where no ops port serves them (unit tests). */
   metrics?: HttpMetrics;
-}
-
-/**
- * Every public route, in one list: it registers handlers and generates the OpenAPI document.
- * `config` carries the upload limits (their defaults apply when left out, as in the matrix test);
- * `streams` serves the widget's event stream (left out where routes are only listed).
- */
-export function allRoutes(
-  clients: ServiceClients,
-  config?: Pick<GatewayConfig, 'MEDIA_MAX_BYTES' | 'MEDIA_UPLOADS_PER_PARTNER' | 'MEDIA_UPLOADS_TOTAL'>,
-  streams?: EmbedStreams,
-): AnyRoute[] {
-  const rest = [
-    ...workspaceRoutes(clients.identity),
-    ...keyRoutes(clients.identity),
-    ...accountRoutes(clients.accounts),
-    ...mediaRoutes(
-      clients.publishing,
-      config && {
-        maxBytes: config.MEDIA_MAX_BYTES,
-        perPartner: config.MEDIA_UPLOADS_PER_PARTNER,
-        total: config.MEDIA_UPLOADS_TOTAL,
-      },
-    ),
-    ...postRoutes(clients.publishing),
-    ...conversationRoutes(clients.inbox),
-    ...webhookRoutes(clients.webhooks),
-    ...eventRoutes(clients.webhooks),
-    ...embedSessionRoutes(clients.identity),
-  ];
-  return [...rest, ...embedRoutes(rest, clients, streams)];
 }
 
 const PUBLIC_PATHS = new Set(['/v1/openapi.json', ...DOCS_PATHS, '/healthz', '/readyz']);
@@ -147,34 +111,45 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   );
   // Open streams never end by themselves: they end first, so the server's close can finish.
   app.addHook('preClose', async () => streams.close());
-  const routes = allRoutes(clients, config, streams);
+  const operations = operationTable(clients, config, streams);
+  const routes = httpRoutes(operations);
   for (const route of routes) registerRoute(app, route, deps.idempotency);
   const openapi = buildOpenApi(routes, API_VERSION);
   app.get('/v1/openapi.json', async () => openapi);
   docsRoutes(app);
   app.get('/healthz', async () => ({ status: 'ok' }));
   registerUnversioned(app, deps);
-  app.register(mcpRoutes(deps));
+  app.register(mcpRoutes({ ...deps, operations }));
   return app;
 }
 
-/** Authenticates `/v1` requests and applies the key's rate limit (one Redis script per request). */
+/**
+ * Authenticates `/v1` requests and the MCP endpoint, and applies the key's rate limit (one Redis
+ * script per request): the one authentication of every front door.
+ */
 function authenticate({ limiter, clients, config }: GatewayDeps): onRequestAsyncHookHandler {
   return async (request, reply) => {
     enterRequestId(request.id);
     reply.header('X-Request-Id', request.id);
     const route = request.routeOptions.url;
-    // A CORS preflight carries no credentials by design (see embed/session-cors.ts); the MCP
-    // endpoint authenticates in its own scope (it also reads X-Service-Workspace).
-    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route) || MCP_PATHS.includes(route)) return;
-    const { principal, limit } = await authenticateRequest(
-      { header: request.headers.authorization, client: clientKey(request) },
-      limiter,
-      clients.identity,
-      config.AUTH_FAILURES_PER_MINUTE,
-    );
-    request.principal = principal;
-    applyLimit(reply, limit, principal);
+    // A CORS preflight carries no credentials by design (see embed/session-cors.ts).
+    if (request.method === 'OPTIONS' || !isAuthenticatedRoute(route)) return;
+    const mcp = MCP_PATHS.includes(route);
+    if (mcp) admitToMcp(request, config.MCP_ALLOWED_ORIGINS);
+    try {
+      const { principal, limit } = await authenticateRequest(
+        { header: request.headers.authorization, client: clientKey(request) },
+        limiter,
+        clients.identity,
+        config.AUTH_FAILURES_PER_MINUTE,
+      );
+      request.principal = principal;
+      request.rateLimit = limit;
+      applyLimit(reply, limit, principal);
+    } catch (error) {
+      if (mcp) challengeBearer(request, reply, error);
+      throw error;
+    }
   };
 }
 

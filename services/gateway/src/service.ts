@@ -1,4 +1,4 @@
-import { CONSUMERS, connectBus } from '@svc/bus';
+import { CONSUMERS } from '@svc/bus';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
 import type { FastifyInstance } from 'fastify';
@@ -23,15 +23,7 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
       publishing: config.PUBLISHING_GRPC_URL,
     });
     runtime.closeAtEnd('gRPC clients', () => clients.close());
-    const bus = runtime.useBus(
-      await connectBus({
-        url: config.NATS_URL,
-        prefix: config.NATS_PREFIX,
-        replicas: config.NATS_STREAM_REPLICAS,
-        name: 'gateway',
-        logger,
-      }),
-    );
+    const bus = await runtime.connectBus(config);
     const requestLog = new RequestLogBuffer(clients.identity, logger);
     runtime.worker('request log', () => requestLog.close());
     const limiter = new Limiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_MS);

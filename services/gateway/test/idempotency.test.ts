@@ -3,8 +3,8 @@ import { api, connectThroughLink, createUser, eventually, Receiver } from '@svc/
 import { type Stack, startStack } from '@svc/testing/stack';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
+import { httpRoutes, operationTable } from '../src/operations/table.ts';
 
 /** A 1x1 PNG. */
 const PIXEL = Buffer.from(
@@ -265,7 +265,7 @@ async function records(): Promise<string[]> {
 const NOTHING_MADE = ['POST /v1/accounts/:id/refresh', 'POST /v1/accounts/:id/inbox-sync'];
 
 describe('Idempotency-Key on every POST', () => {
-  const posts = allRoutes({} as ServiceClients).filter((route) => route.method === 'POST');
+  const posts = httpRoutes(operationTable({} as ServiceClients)).filter((route) => route.method === 'POST');
 
   // Guarantee: every POST route is covered below.
   it('covers every POST route', () => {

@@ -2,8 +2,8 @@ import { newId } from '@svc/ids';
 import { api } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
+import { httpRoutes, operationTable } from '../src/operations/table.ts';
 
 let stack: Stack;
 let call: ReturnType<typeof api>;
@@ -79,7 +79,7 @@ function kindOf(url: string) {
 const isWidget = (url: string) => url.startsWith('/v1/embed/');
 
 describe('opaque ids', () => {
-  const routes = allRoutes({} as ServiceClients).filter((route) => route.url.includes('/:'));
+  const routes = httpRoutes(operationTable({} as ServiceClients)).filter((route) => route.url.includes('/:'));
 
   // Guarantee (spec 2, ids are opaque): a well-formed request naming an object that does not exist
   // is 404 not_found, whatever the id looks like, on every route with an id in its path.

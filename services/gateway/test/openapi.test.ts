@@ -1,11 +1,11 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
-import { API_VERSION, buildOpenApi } from '../src/http/openapi.ts';
-import { openApiDocument } from '../src/http/openapi-document.ts';
-import { defineRoute } from '../src/http/route.ts';
+import { API_VERSION, buildOpenApi } from '../src/openapi/openapi.ts';
+import { openApiDocument } from '../src/openapi/openapi-document.ts';
+import { defineOperation } from '../src/operations/operation.ts';
+import { httpRoutes, operationTable } from '../src/operations/table.ts';
 
 // The document as the gateway serves it, built from the route table alone (no service running).
 const document = () => openApiDocument() as OpenApi;
@@ -125,7 +125,7 @@ describe('the OpenAPI document', () => {
   // Guarantee: a route added to the table (here a widget route of /v1/embed) is described with a
   // derived operationId and its tag, and the document still lints clean: nothing to register twice.
   it('describes a new route without naming it by hand', async () => {
-    const embedMessages = defineRoute({
+    const embedMessages = defineOperation({
       method: 'GET',
       url: '/v1/embed/conversations/:id/messages',
       summary: 'List the messages of a conversation in the widget',
@@ -133,9 +133,12 @@ describe('the OpenAPI document', () => {
       params: z.strictObject({ id: z.string() }),
       status: 200,
       response: z.object({ data: z.array(z.string()) }),
-      handler: async () => ({ data: [] }),
+      run: async () => ({ data: [] }),
     });
-    const doc = buildOpenApi([...allRoutes({} as ServiceClients), embedMessages], API_VERSION) as OpenApi;
+    const doc = buildOpenApi(
+      [...httpRoutes(operationTable({} as ServiceClients)), embedMessages],
+      API_VERSION,
+    ) as OpenApi;
     const op = doc.paths['/v1/embed/conversations/{id}/messages']?.get as Operation & { tags: string[] };
     expect(op.operationId).toBe('listEmbedConversationMessages');
     expect(op.tags).toEqual(['Embed']);

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { api, connectThroughLink, createUser, eventually } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../src/app.ts';
 import type { ServiceClients } from '../src/clients.ts';
+import { httpRoutes, operationTable } from '../src/operations/table.ts';
 
 /**
  * The embed column of spec section 5, transcribed independently of the gateway's table: every
@@ -207,7 +207,7 @@ function expectedFor(name: string, caller: Caller): Expected {
 }
 
 describe('permission matrix: embed sessions', () => {
-  const routes = allRoutes({} as ServiceClients);
+  const routes = httpRoutes(operationTable({} as ServiceClients));
   const embedRoutes = routes.filter((r) => r.url.startsWith('/v1/embed/'));
   const ordered = Object.keys(EXPECTED);
 

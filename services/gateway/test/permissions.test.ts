@@ -2,8 +2,11 @@ import { createServer, type Server } from 'node:http';
 import { api, connectThroughLink, createUser, eventually, Receiver } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes } from '../src/app.ts';
+import { PERMISSIONS } from '../src/auth/permissions.ts';
 import type { ServiceClients } from '../src/clients.ts';
+import { type Tool, toolsOf } from '../src/mcp/tool.ts';
+import { httpRoutes, operationTable } from '../src/operations/table.ts';
+import { callTool, mcpClient } from './mcp-client.ts';
 
 /**
  * Spec section 5, transcribed independently of the gateway's own table: for every route, the
@@ -214,7 +217,9 @@ async function deliveredEvent(partner: ReturnType<typeof api>): Promise<string> 
 }
 
 describe('permission matrix', () => {
-  const routes = allRoutes({} as ServiceClients).filter((r) => !r.url.startsWith('/v1/embed/'));
+  const routes = httpRoutes(operationTable({} as ServiceClients)).filter(
+    (r) => !r.url.startsWith('/v1/embed/'),
+  );
 
   // Guarantee: no route exists without a row in the expected matrix.
   it('has an expectation for every route', () => {
@@ -284,4 +289,52 @@ describe('permission matrix: /mcp', () => {
       if (code) expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
     }
   });
+});
+
+/** The arguments of a tool from the REST fixtures of its operation: query, body, path id. */
+function toolArguments(tool: Tool, fixture: Awaited<ReturnType<typeof fixtures>>): Record<string, unknown> {
+  const name = `${tool.operation.method} ${tool.operation.url}`;
+  const fromQuery = Object.fromEntries(new URLSearchParams(fixture.query(QUERIES[name])));
+  const args: Record<string, unknown> = { ...fromQuery, ...(fixture.body(BODIES[name]) ?? {}) };
+  for (const name of [...Object.keys(args)]) if (!tool.partOf.has(name)) delete args[name];
+  if (tool.door.idArg) args[tool.door.idArg] = fixture.path(tool.operation.url).split('/')[3];
+  return args;
+}
+
+describe('permission matrix: MCP tools', () => {
+  const tools = toolsOf(operationTable({} as ServiceClients));
+
+  for (const tool of tools) {
+    const name = `${tool.operation.method} ${tool.operation.url}`;
+    // Guarantee: every tool, derived from its operation, answers a partner key and a workspace
+    // key as its REST route does (the same success, or the same error code), and a key of another
+    // workspace reaches none of the workspace's objects (not_found) nor a partner-only operation.
+    it(`${tool.door.name} (${name}) answers each key as its REST route`, async () => {
+      const fixture = await fixtures();
+      const rest = EXPECTED[name];
+      for (const caller of ['partner', 'ownWorkspace'] as const) {
+        // A write (publish, delete) is tried on fixtures of its own, as each REST row is.
+        if (caller === 'ownWorkspace' && !tool.door.readOnly) Object.assign(fixture, await fixtures());
+        const args = toolArguments(tool, fixture);
+        const own = fixture.path('/v1/workspaces/:id').split('/').pop() as string;
+        const client = await mcpClient(`${stack.gateway.url}/mcp`, {
+          key: fixture.tokens[caller] as string,
+          workspace: caller === 'partner' ? own : undefined,
+        });
+        const answer = await callTool(client, tool.door.name, args);
+        await client.close();
+        const [status, code] = rest?.[caller] ?? [];
+        expect(answer.isError, `${caller}: ${JSON.stringify(answer.value)}`).toBe((status ?? 0) >= 400);
+        if (code) expect(answer.value.error.code).toBe(code);
+      }
+      const other = await mcpClient(`${stack.gateway.url}/mcp`, {
+        key: fixture.tokens.otherWorkspace as string,
+      });
+      const fromOther = await callTool(other, tool.door.name, toolArguments(tool, fixture));
+      await other.close();
+      if (PERMISSIONS[tool.operation.permission].workspace === 'deny')
+        expect(fromOther.value.error.code).toBe('forbidden');
+      else if (tool.door.idArg) expect(fromOther.value.error.code).toBe('not_found');
+    });
+  }
 });

@@ -1,5 +1,6 @@
 import type { AuthCache, CachedPrincipal } from '@svc/auth-cache';
 import { eventRow, makeEvent, SIGNALS, writeOutbox } from '@svc/bus';
+import { embedSurface } from '@svc/contracts/public';
 import { generateEmbedToken, hashToken } from '@svc/crypto';
 import { pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
@@ -9,7 +10,7 @@ import { parseAllowedOrigins } from './embed-origins.ts';
 import type { EmbedSession } from './generated/prisma/client.ts';
 
 /** What a widget may do; a session grants some of them (every one by default). */
-const SURFACES = ['connect', 'inbox', 'publish'] as const;
+const SURFACES = embedSurface.options;
 const DEFAULT_EXPIRES_IN_S = 3600;
 const MIN_EXPIRES_IN_S = 60;
 const MAX_EXPIRES_IN_S = 86_400;

@@ -1,7 +1,6 @@
 import type { AuthCache } from '@svc/auth-cache';
 import type { OutboxRelay } from '@svc/bus';
 import type {
-  ApiKey as ApiKeyMessage,
   EmbedSession as EmbedSessionMessage,
   IdentityService,
   ServiceImplementation,
@@ -9,8 +8,10 @@ import type {
 } from '@svc/contracts';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
+import { viewOfApiKey, viewOfCreatedApiKey } from './api-key-view.ts';
 import { authenticate, createApiKey, listApiKeys, revokeApiKey } from './api-keys.ts';
 import type { Db } from './db.ts';
+import { viewOfCreatedEmbedSession, viewOfEmbedSession } from './embed-session-view.ts';
 import {
   authenticateEmbed,
   checkEmbedSessionInput,
@@ -19,8 +20,9 @@ import {
   endEmbedSession,
   listEmbedSessions,
 } from './embed-sessions.ts';
-import type { ApiKey, EmbedSession } from './generated/prisma/client.ts';
+import type { EmbedSession } from './generated/prisma/client.ts';
 import { recordRequests } from './request-logs.ts';
+import { viewOfWorkspace } from './workspace-view.ts';
 import {
   createWorkspace,
   deleteWorkspace,
@@ -33,7 +35,6 @@ import {
 } from './workspaces.ts';
 
 type WorkspaceInit = Omit<Workspace, '$typeName' | '$unknown'>;
-type ApiKeyInit = Omit<ApiKeyMessage, '$typeName' | '$unknown'>;
 type EmbedSessionInit = Omit<EmbedSessionMessage, '$typeName' | '$unknown'>;
 
 function toWorkspaceMessage(row: LiveWorkspace): WorkspaceInit {
@@ -49,17 +50,6 @@ function toWorkspaceMessage(row: LiveWorkspace): WorkspaceInit {
   };
 }
 
-function toApiKeyMessage(row: ApiKey): ApiKeyInit {
-  return {
-    id: row.id,
-    prefix: row.prefix,
-    label: row.label,
-    lastUsedAt: row.lastUsedAt?.toISOString() ?? '',
-    createdAt: row.createdAt.toISOString(),
-    workspaceId: row.workspaceId ?? '',
-  };
-}
-
 function toEmbedSessionMessage(row: EmbedSession): EmbedSessionInit {
   return {
     id: row.id,
@@ -72,6 +62,8 @@ function toEmbedSessionMessage(row: EmbedSession): EmbedSessionInit {
     endedAt: row.endedAt?.toISOString() ?? '',
   };
 }
+
+const workspaceJson = (row: LiveWorkspace) => JSON.stringify(viewOfWorkspace(row));
 
 function parseSettings(json: string): Record<string, unknown> {
   const value: unknown = JSON.parse(json || '{}');
@@ -115,14 +107,15 @@ export function identityHandlers(
         timezone: req.timezone,
         settings: parseSettings(req.settingsJson),
       });
-      return { workspace: toWorkspaceMessage(workspace), created };
+      return { workspace: toWorkspaceMessage(workspace), created, workspaceJson: workspaceJson(workspace) };
     },
     async listWorkspaces(req) {
       const { workspaces, total } = await listWorkspaces(db, req.partnerId, req);
-      return { workspaces: workspaces.map(toWorkspaceMessage), total };
+      return { workspacesJson: workspaces.map(workspaceJson), total };
     },
     async getWorkspace(req) {
-      return { workspace: toWorkspaceMessage(await readWorkspace(pool, req.partnerId, req.workspaceId)) };
+      const workspace = await readWorkspace(pool, req.partnerId, req.workspaceId);
+      return { workspace: toWorkspaceMessage(workspace), workspaceJson: workspaceJson(workspace) };
     },
     async describeWorkspace(req) {
       const { workspace, partnerSlug } = await describeWorkspace(pool, req.workspaceId);
@@ -136,7 +129,7 @@ export function identityHandlers(
         externalId: req.clearExternalId ? null : req.externalId,
       });
       relay.kick();
-      return { workspace: toWorkspaceMessage(workspace) };
+      return { workspaceJson: workspaceJson(workspace) };
     },
     async deleteWorkspace(req) {
       await deleteWorkspace(db, cache, req.partnerId, req.workspaceId);
@@ -149,12 +142,12 @@ export function identityHandlers(
       // In the gateways' cache from the start: a new key's first requests need no lookup, so they
       // pass even from an address throttled for failed authentications.
       await authenticate(db, cache, key.hash);
-      return { key: toApiKeyMessage(key), plainKey };
+      return { keyJson: JSON.stringify(viewOfCreatedApiKey(key, plainKey)) };
     },
     async listApiKeys(req) {
       await getWorkspace(db, req.partnerId, req.workspaceId);
       const { keys, total } = await listApiKeys(db, req.partnerId, req.workspaceId, req);
-      return { keys: keys.map(toApiKeyMessage), total };
+      return { keysJson: keys.map((key) => JSON.stringify(viewOfApiKey(key))), total };
     },
     async revokeApiKey(req) {
       await getWorkspace(db, req.partnerId, req.workspaceId);
@@ -169,12 +162,12 @@ export function identityHandlers(
       const input = checkEmbedSessionInput(req, options.allowLoopbackOrigins);
       await getWorkspace(db, req.partnerId, req.workspaceId);
       const { session, plainToken } = await createEmbedSession(db, req.partnerId, req.workspaceId, input);
-      return { session: toEmbedSessionMessage(session), plainToken };
+      return { sessionJson: JSON.stringify(viewOfCreatedEmbedSession(session, plainToken)) };
     },
     async listEmbedSessions(req) {
       if (req.workspaceId) await getWorkspace(db, req.partnerId, req.workspaceId);
       const { sessions, total } = await listEmbedSessions(db, req.partnerId, req);
-      return { sessions: sessions.map(toEmbedSessionMessage), total };
+      return { sessionsJson: sessions.map((session) => JSON.stringify(viewOfEmbedSession(session))), total };
     },
     async endEmbedSession(req) {
       await endEmbedSession(db, cache, req.partnerId, req.sessionId);

@@ -1,6 +1,6 @@
 import { AuthCache } from '@svc/auth-cache';
-import { connectBus, OutboxRelay } from '@svc/bus';
-import { addService, grpc, IdentityService, startGrpcServer } from '@svc/contracts';
+import { OutboxRelay } from '@svc/bus';
+import { IdentityService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
 import { Redis } from 'ioredis';
@@ -22,29 +22,12 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
     runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
     const cache = new AuthCache(redis, config.REDIS_PREFIX);
-    const bus = runtime.useBus(
-      await connectBus({
-        url: config.NATS_URL,
-        prefix: config.NATS_PREFIX,
-        replicas: config.NATS_STREAM_REPLICAS,
-        name: 'identity',
-        logger,
-      }),
-    );
+    const bus = await runtime.connectBus(config);
     const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
 
-    const server = new grpc.Server();
     const options = { allowLoopbackOrigins: config.APP_ENV === 'development' };
-    addService(
-      server,
-      IdentityService,
-      identityHandlers(prisma, pool, cache, relay, options),
-      logger,
-      runtime.grpcMetrics(),
-    );
-    const port = await startGrpcServer(server, config.IDENTITY_GRPC_ADDRESS);
-    runtime.grpc(server);
-    logger.info({ port }, 'identity gRPC server listening');
+    const handlers = identityHandlers(prisma, pool, cache, relay, options);
+    const port = await runtime.serveGrpc(config.IDENTITY_GRPC_ADDRESS, IdentityService, handlers);
 
     // The last flush at stop keeps the uses noted since the previous tick.
     runtime.every('flush last_used_at', config.LAST_USED_FLUSH_MS, () => flushLastUsed(prisma, cache), {

@@ -1,5 +1,5 @@
+import type { KnownAccount } from '@svc/directory';
 import type pg from 'pg';
-import type { InboxAccount } from './accounts-directory.ts';
 
 /** An account whose webhook was dropped, and the network time of the oldest item it lost. */
 interface MissedWebhook {
@@ -7,7 +7,7 @@ interface MissedWebhook {
   at: Date;
 }
 
-type ImportedAccount = Pick<InboxAccount, 'id' | 'workspaceId'>;
+type ImportedAccount = Pick<KnownAccount, 'id' | 'workspaceId'>;
 
 /**
  * A webhook's time for an item is not always the time its network history gives it (a comment's

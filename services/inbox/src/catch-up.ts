@@ -1,9 +1,8 @@
-import { ServiceError } from '@svc/errors';
+import { type AccountsDirectory, accountGone, type KnownAccount } from '@svc/directory';
 import { type Conversation, GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type { AccountImports } from './account-imports.ts';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { type Pacer, SweepStopped, UNPACED } from './call-pacer.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewConversation } from './inbox-rows.ts';
@@ -23,9 +22,6 @@ const SWEEP_CONVERSATIONS = 100;
  * the account connected is announced by whoever stores it first, the import or its webhook.
  */
 const LIVE_MARGIN_MS = 60_000;
-
-/** Refusals that say the account is no longer there to read from. */
-const GONE = new Set(['account_disconnected', 'not_found']);
 
 export interface Imported {
   conversations: number;
@@ -92,9 +88,9 @@ export class CatchUp {
   }
 
   /** An import: everything the network lets us read; what it read settles the dropped webhooks. */
-  async run(account: InboxAccount): Promise<Imported> {
+  async run(account: KnownAccount, token: string): Promise<Imported> {
     const startedAt = this.deps.now();
-    const imported = await this.catchUp(account, IMPORT, startedAt);
+    const imported = await this.catchUp(account, token, IMPORT, startedAt);
     await this.deps.imports.settle(account.id, startedAt);
     this.deps.logger.info({ account: account.id, ...imported }, 'inbox history imported');
     return imported;
@@ -105,19 +101,27 @@ export class CatchUp {
    * latest objects, read through `pacer`. A part the network refuses (a permission the account
    * lost, say) is logged and the other part still read; a refused token stops it.
    */
-  async sweep(account: InboxAccount, reading: { pacer: Pacer; since: Date }): Promise<Imported> {
-    return this.catchUp(account, { ...reading, partial: true }, this.deps.now());
+  async sweep(
+    account: KnownAccount,
+    token: string,
+    reading: { pacer: Pacer; since: Date },
+  ): Promise<Imported> {
+    return this.catchUp(account, token, { ...reading, partial: true }, this.deps.now());
   }
 
-  private async catchUp(account: InboxAccount, reading: Reading, startedAt: Date): Promise<Imported> {
-    const token = await this.deps.accounts.token(account.id);
+  private async catchUp(
+    account: KnownAccount,
+    token: string,
+    reading: Reading,
+    startedAt: Date,
+  ): Promise<Imported> {
     // The networks' history gives times in whole seconds: a message of the same second as the
     // line is on the news side of it.
     const historyBefore = (await this.deps.imports.begin(account, startedAt)).getTime();
     const horizon = {
       historyBefore: historyBefore - (historyBefore % 1000),
       liveFrom: startedAt.getTime() - LIVE_MARGIN_MS,
-      connectedAt: account.connectedAt?.getTime() ?? 0,
+      connectedAt: account.connectedAt ? Date.parse(account.connectedAt) : 0,
     };
     const parts = [
       () => this.importConversations(account, token, horizon, reading),
@@ -140,23 +144,34 @@ export class CatchUp {
     return imported;
   }
 
-  /**
-   * An account that is gone, or not active (its token is refused, and retrying would never
-   * help), has nothing to import: it will when it is active again. A token the network refuses
-   * meanwhile goes back to accounts, which changes the account's status.
-   */
+  /** An account that is not active has nothing to import: it will when it is active again. */
   private async importIfActive(accountId: string): Promise<void> {
-    const { accounts } = this.deps;
-    const account = await accounts.byId(accountId);
+    const account = await this.deps.accounts.byId(accountId);
     if (account?.status !== 'active') return;
-    await this.run(account).catch((error: unknown) => this.leftActive(accountId, error));
+    await this.whileActive(accountId, (token) => this.run(account, token));
   }
 
-  /** An import or a reconciliation the account's state stopped: anything else goes on up. */
-  async leftActive(accountId: string, error: unknown): Promise<void> {
+  /**
+   * Reads an account (an import or a reconciliation) with its token. An account that is gone, or
+   * no longer active (its token is refused, and retrying would never help), stops the read, which
+   * is logged; a token the network refuses meanwhile goes back to accounts, which changes the
+   * account's status. Anything else goes on up.
+   */
+  async whileActive(accountId: string, read: (token: string) => Promise<unknown>): Promise<void> {
+    let token: string | undefined;
+    try {
+      ({ token } = await this.deps.accounts.token(accountId));
+      await read(token);
+    } catch (error) {
+      await this.leftActive(accountId, error, token);
+    }
+  }
+
+  private async leftActive(accountId: string, error: unknown, usedToken: string | undefined): Promise<void> {
     const refused = error instanceof GraphApiError && error.tokenProblem !== null;
-    if (!(refused || (error instanceof ServiceError && GONE.has(error.code)))) throw error;
-    if (refused) await this.deps.accounts.reportTokenProblem(accountId, error);
+    if (!(refused || accountGone(error))) throw error;
+    if (refused && usedToken !== undefined)
+      await this.deps.accounts.reportTokenProblem(accountId, usedToken, error);
     this.deps.logger.info(
       { account: accountId, reason: error.message },
       'inbox not read: the account left active',
@@ -164,7 +179,7 @@ export class CatchUp {
   }
 
   private async importConversations(
-    account: InboxAccount,
+    account: KnownAccount,
     token: string,
     horizon: Horizon,
     reading: Reading,
@@ -180,7 +195,7 @@ export class CatchUp {
    * An import reads the 50 latest conversations in one call; a reconciliation pages through
    * them, latest activity first, until one is older than its look-back (or 100 are read).
    */
-  private async listConversations(account: InboxAccount, token: string, reading: Reading) {
+  private async listConversations(account: KnownAccount, token: string, reading: Reading) {
     const platform = account.network === 'photo_network' ? 'instagram' : 'messenger';
     const read = (limit: number, after?: string) =>
       reading.pacer.call(() =>
@@ -204,7 +219,7 @@ export class CatchUp {
     return listed.slice(0, SWEEP_CONVERSATIONS);
   }
 
-  private async importConversation(account: InboxAccount, conversation: Conversation, horizon: Horizon) {
+  private async importConversation(account: KnownAccount, conversation: Conversation, horizon: Horizon) {
     const person = conversation.participants?.data.find((p) => p.id !== account.platformId);
     if (!person) return 0;
     const contact = {
@@ -219,7 +234,7 @@ export class CatchUp {
   }
 
   private async importComments(
-    account: InboxAccount,
+    account: KnownAccount,
     token: string,
     horizon: Horizon,
     reading: Reading,
@@ -264,7 +279,7 @@ export class CatchUp {
    * how many messages were new to us.
    */
   private async store(
-    account: InboxAccount,
+    account: KnownAccount,
     thread: Pick<NewConversation, 'kind' | 'threadKey' | 'contact' | 'object'>,
     rows: HistoryRow[],
     horizon: Horizon,

@@ -1,7 +1,7 @@
-import type { WorkspaceDirectory } from '@svc/bus';
 import { callerOf, type InboxService, type ServiceImplementation } from '@svc/contracts';
+import { type RequestOrigin, requestOrigin } from '@svc/contracts/public';
+import type { AccountsDirectory, WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
-import type { AccountsDirectory } from './accounts-directory.ts';
 import type { CatchUp } from './catch-up.ts';
 import { decodeCursor, encodeCursor } from './conversation-cursor.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -9,12 +9,10 @@ import type { PrivateReplies } from './private-replies.ts';
 import type { Sender } from './sender.ts';
 import { conversationView, messageView } from './views.ts';
 
-const SOURCES = ['api', 'widget', 'mcp'] as const;
-type Source = (typeof SOURCES)[number];
-
-function sourceOf(value: string): Source {
-  if (!(SOURCES as readonly string[]).includes(value)) throw errors.validation('source', 'unknown source');
-  return value as Source;
+function sourceOf(value: string): RequestOrigin {
+  const source = requestOrigin.safeParse(value);
+  if (!source.success) throw errors.validation('source', 'unknown source');
+  return source.data;
 }
 
 function parseSince(since: string): Date | undefined {
@@ -99,8 +97,9 @@ export function inboxHandlers(deps: {
       return { messageJson: JSON.stringify(message), replayed };
     },
     async syncAccount(req) {
-      const account = await accounts.visible(callerOf(req.caller), req.accountId);
-      return catchUp.run(account);
+      const [account] = await accounts.visible(callerOf(req.caller), [req.accountId]);
+      if (!account) throw errors.notFound('account');
+      return catchUp.run(account, (await accounts.token(account.id)).token);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { IdempotencyClaim } from '@svc/contracts';
 import { errors } from '@svc/errors';
 import type { InboxStore } from './inbox-store.ts';
 import type { MessageRow } from './views.ts';
@@ -10,16 +11,12 @@ import type { MessageRow } from './views.ts';
  * timeout, a crash) is settled with the network after a bounded time (send-settlement.ts): the key
  * then answers the message, or is free again when the network never got it.
  */
-export interface Idempotency {
-  key: string;
-  requestHash: string;
-}
 
 /** The earlier message sent under this key, or undefined when the key is new. */
 export async function earlierSend(
   store: InboxStore,
   partnerId: string,
-  idempotency: Idempotency | undefined,
+  idempotency: IdempotencyClaim | undefined,
 ): Promise<MessageRow | undefined> {
   if (!idempotency?.key) return undefined;
   const earlier = await store.byIdempotencyKey(partnerId, idempotency.key);

@@ -1,15 +1,15 @@
+import type { KnownAccount } from '@svc/directory';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
-import type { InboxAccount } from './accounts-directory.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { changedContent, type MessageContent } from './message-changes.ts';
-import type { ChangeItem, InboxChange, ReadItem } from './meta-webhook.ts';
+import type { ChangeItem, InboxChange, ReadItem } from './meta-items.ts';
 
 /** A change and one account it is about (every workspace that connected that Page or profile). */
 export interface ChangeTarget {
   item: InboxChange;
-  account: InboxAccount;
+  account: KnownAccount;
 }
 
 /**
@@ -61,7 +61,7 @@ export class InboxChanges {
 }
 
 /** Changes grouped by message (account and network id), the groups in lock order, each in body order. */
-function byMessage<T extends { item: ChangeItem; account: InboxAccount }>(targets: T[]): T[][] {
+function byMessage<T extends { item: ChangeItem; account: KnownAccount }>(targets: T[]): T[][] {
   const groups = new Map<string, T[]>();
   for (const target of targets) {
     const key = `${target.account.id}\u0000${target.item.platformId}`;

@@ -1,4 +1,5 @@
-import { eventRow, makeEvent, type OutboxRow, type WorkspaceDirectory } from '@svc/bus';
+import { eventRow, makeEvent, type OutboxRow } from '@svc/bus';
+import type { WorkspaceDirectory } from '@svc/directory';
 import type pg from 'pg';
 import type { InboxStore } from './inbox-store.ts';
 import { type ConversationRow, conversationView, type MessageRow, messageView } from './views.ts';

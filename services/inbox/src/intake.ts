@@ -1,21 +1,16 @@
 import type { Bus, ConsumerObserver, JsMsg, MetaWebhook } from '@svc/bus';
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type pg from 'pg';
 import type { AccountImports } from './account-imports.ts';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { InboxChanges } from './inbox-changes.ts';
 import type { InboxEvents, Recorded } from './inbox-events.ts';
 import { type NewConversation, type NewMessage, threadOf } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { IntakeBatches } from './intake-batches.ts';
-import {
-  type CommentItem,
-  type DmItem,
-  type InboundItem,
-  type Located,
-  readWebhook,
-} from './meta-webhook.ts';
+import type { CommentItem, DmItem, InboundItem, Located } from './meta-items.ts';
+import { readWebhook } from './meta-webhook.ts';
 import type { NetworkLookups } from './network-lookups.ts';
 import { adoptPendingSend } from './send-records.ts';
 import { deadLetterAtOnce, UnreadableWebhook } from './unreadable-webhooks.ts';
@@ -23,7 +18,7 @@ import { deadLetterAtOnce, UnreadableWebhook } from './unreadable-webhooks.ts';
 /** One item (or change) and one account it is about. */
 interface Target<T extends Located = InboundItem> {
   item: T;
-  account: InboxAccount;
+  account: KnownAccount;
 }
 
 /** A target with its conversation as it would be created. */
@@ -214,7 +209,7 @@ export class Intake {
     return { item, account, conversation: await this.conversationOf(item, account) };
   }
 
-  private async conversationOf(item: InboundItem, account: InboxAccount): Promise<NewConversation> {
+  private async conversationOf(item: InboundItem, account: KnownAccount): Promise<NewConversation> {
     const base = {
       id: newId('conversation'),
       partnerId: account.partnerId,
@@ -289,7 +284,7 @@ const carriesDetails = (item: DmItem) =>
 /** Sent by the business: an echo, or the account's own comment. */
 const isOutbound = (item: InboundItem) => (item.type === 'dm' ? item.echo : item.self);
 
-function senderOf(item: DmItem | CommentItem, account: InboxAccount, contact: NewConversation['contact']) {
+function senderOf(item: DmItem | CommentItem, account: KnownAccount, contact: NewConversation['contact']) {
   const business = { id: account.platformId, name: null, handle: null };
   if (item.type === 'comment') return item.self ? business : item.from;
   if (item.echo) return business;

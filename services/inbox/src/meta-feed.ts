@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { MessageChange } from './message-changes.ts';
+import type { Located, Reading } from './meta-items.ts';
 import { messagingItem } from './meta-messaging.ts';
 import { isRecord, issuesOf, metaTime, text, unreadable } from './meta-reading.ts';
-import type { Located, Reading } from './meta-webhook.ts';
 
 /**
  * One `changes[]` item (facts §5.6, §5.8): an Instagram comment (`comments`, `live_comments`), or a

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Located, Reading } from './meta-items.ts';
 import {
   isRecord,
   issuesOf,
@@ -9,7 +10,6 @@ import {
   unreadable,
   webUrl,
 } from './meta-reading.ts';
-import type { Located, Reading } from './meta-webhook.ts';
 import type { MessageRow } from './views.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { Unreadable } from './meta-webhook.ts';
+import type { Unreadable } from './meta-items.ts';
 
 /**
  * Small lenient readers for Meta's payloads: a field of an unexpected type is taken as absent

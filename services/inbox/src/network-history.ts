@@ -1,6 +1,6 @@
+import type { KnownAccount } from '@svc/directory';
 import type { GraphAttachment, GraphComment, GraphMessage } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import type { InboxAccount } from './accounts-directory.ts';
 import type { NewMessage } from './inbox-rows.ts';
 import type { MessageRow } from './views.ts';
 
@@ -42,7 +42,7 @@ export function historyMessage(
 }
 
 /** A DM of a conversation the network lists. */
-export function dmRow(account: InboxAccount, m: GraphMessage, now: Date): HistoryRow {
+export function dmRow(account: KnownAccount, m: GraphMessage, now: Date): HistoryRow {
   return {
     platformId: m.id,
     outbound: m.from?.id === account.platformId,
@@ -55,7 +55,7 @@ export function dmRow(account: InboxAccount, m: GraphMessage, now: Date): Histor
   };
 }
 
-export function commentRow(account: InboxAccount, objectId: string, c: GraphComment, now: Date): HistoryRow {
+export function commentRow(account: KnownAccount, objectId: string, c: GraphComment, now: Date): HistoryRow {
   const parent = c.parent_id ?? c.parent?.id ?? null;
   return {
     platformId: c.id,

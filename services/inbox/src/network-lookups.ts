@@ -1,7 +1,7 @@
-import { LocalCache } from '@svc/bus';
+import { LocalCache } from '@svc/cache';
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import type { ConversationRow } from './views.ts';
 
 type Contact = NonNullable<ConversationRow['contact']>;
@@ -32,14 +32,14 @@ export class NetworkLookups {
     private readonly logger: Logger,
   ) {}
 
-  async contact(account: InboxAccount, contactId: string): Promise<Contact> {
+  async contact(account: KnownAccount, contactId: string): Promise<Contact> {
     const fallback = { id: contactId, name: null, handle: null, avatar_url: null };
     return this.remembered(this.contacts, `${account.id}:${contactId}`, fallback, () =>
       this.lookUpContact(account, contactId),
     );
   }
 
-  async object(account: InboxAccount, objectId: string, permalink: string | null): Promise<ObjectInfo> {
+  async object(account: KnownAccount, objectId: string, permalink: string | null): Promise<ObjectInfo> {
     const fallback = { id: objectId, permalink, caption: null };
     // Per account, as contacts are: what one tenant's token read is never shown to another.
     const key = `${account.id}:object:${objectId}`;
@@ -68,8 +68,8 @@ export class NetworkLookups {
     }
   }
 
-  private async lookUpContact(account: InboxAccount, contactId: string): Promise<Contact> {
-    const token = await this.accounts.token(account.id);
+  private async lookUpContact(account: KnownAccount, contactId: string): Promise<Contact> {
+    const { token } = await this.accounts.token(account.id);
     const platform = account.network === 'photo_network' ? 'instagram' : 'messenger';
     const p = await this.graph.inbox.profile(token, contactId, platform);
     const fullName = [p.first_name, p.last_name].filter(Boolean).join(' ');
@@ -81,8 +81,8 @@ export class NetworkLookups {
     };
   }
 
-  private async lookUpObject(account: InboxAccount, objectId: string): Promise<ObjectInfo> {
-    const token = await this.accounts.token(account.id);
+  private async lookUpObject(account: KnownAccount, objectId: string): Promise<ObjectInfo> {
+    const { token } = await this.accounts.token(account.id);
     if (account.network === 'photo_network') {
       const media = await this.graph.instagram.media(token, objectId);
       return { id: objectId, permalink: media.permalink ?? null, caption: media.caption ?? null };

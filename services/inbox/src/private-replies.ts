@@ -1,10 +1,11 @@
-import type { MessageView } from '@svc/contracts/public';
+import type { IdempotencyClaim } from '@svc/contracts';
+import type { MessageView, RequestOrigin } from '@svc/contracts/public';
 import { type Caller, isUniqueViolation } from '@svc/db';
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
-import { earlierSend, type Idempotency } from './idempotent-sends.ts';
+import { earlierSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -27,8 +28,8 @@ const NOT_VALID_FOR_PRIVATE_REPLY = 2534025;
 export interface PrivateReplyRequest {
   messageId: string;
   text: string;
-  source: 'api' | 'widget' | 'mcp';
-  idempotency?: Idempotency | undefined;
+  source: RequestOrigin;
+  idempotency?: IdempotencyClaim | undefined;
 }
 
 /**
@@ -72,7 +73,7 @@ export class PrivateReplies {
    * answered, message.sent. When the network's message was recorded on its own first (its echo,
    * a reconciliation), that record becomes the reply. Answers the reply's id.
    */
-  async complete(account: InboxAccount, pendingId: string, sent: SentReply): Promise<string> {
+  async complete(account: KnownAccount, pendingId: string, sent: SentReply): Promise<string> {
     const { store, records, events, now } = this.deps;
     return store.write(async (tx) => {
       const pending = (await store.messageById(tx, pendingId)) as SendRow;
@@ -118,10 +119,11 @@ export class PrivateReplies {
    * Sends the reply. A refusal removes it (the comment is free again, or not allowed when the
    * network says it cannot take one); an unknown outcome (timeout) keeps it for the settlement.
    */
-  private async call(account: InboxAccount, comment: MessageRow, pending: NewMessage): Promise<SentReply> {
+  private async call(account: KnownAccount, comment: MessageRow, pending: NewMessage): Promise<SentReply> {
     const { accounts, graph, records, store } = this.deps;
+    let token: string | undefined;
     try {
-      const token = await accounts.token(account.id);
+      ({ token } = await accounts.token(account.id));
       const commentId = comment.platform_message_id ?? '';
       const sent = await graph.inbox.privateReply(token, account.pageId, {
         commentId,
@@ -129,7 +131,8 @@ export class PrivateReplies {
       });
       return { recipientId: sent.recipient_id, messageId: sent.message_id };
     } catch (error) {
-      if (error instanceof GraphApiError) await accounts.reportTokenProblem(account.id, error);
+      if (error instanceof GraphApiError && token !== undefined)
+        await accounts.reportTokenProblem(account.id, token, error);
       if (error instanceof GraphApiError && error.graph.code === null)
         throw new ServiceError(
           'network_error',
@@ -158,7 +161,7 @@ export class PrivateReplies {
   /** The commenter's DM conversation, where the network puts a private reply. */
   private commenterConversation(
     comment: MessageRow,
-    account: InboxAccount,
+    account: KnownAccount,
     recipientId: string | undefined,
     at: Date,
   ): NewConversation {
@@ -183,7 +186,7 @@ export class PrivateReplies {
   }
 
   /** The reply as it waits for the network: in the comment's thread, hidden, sent by the account. */
-  private replyMessage(comment: MessageRow, account: InboxAccount, req: PrivateReplyRequest): NewMessage {
+  private replyMessage(comment: MessageRow, account: KnownAccount, req: PrivateReplyRequest): NewMessage {
     const now = this.deps.now();
     return {
       id: newId('message'),

@@ -1,6 +1,6 @@
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import type { Logger } from '@svc/logging';
 import type { AccountImports } from './account-imports.ts';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 import { CallPacer, SweepStopped } from './call-pacer.ts';
 import type { CatchUp } from './catch-up.ts';
 import type { SendSettlement } from './send-settlement.ts';
@@ -75,20 +75,20 @@ export class Reconciliation {
     }
     if (account.status !== 'active') return settlement.giveUp(accountId, false);
     try {
-      await this.sweep(account);
+      await this.deps.catchUp.whileActive(accountId, (token) => this.sweep(account, token));
     } catch (error) {
-      if (error instanceof SweepStopped) return;
-      await this.deps.catchUp.leftActive(accountId, error);
+      if (!(error instanceof SweepStopped)) throw error;
     }
   }
 
-  private async sweep(account: InboxAccount): Promise<void> {
-    const { accounts, catchUp, settlement, logger, now, config } = this.deps;
+  /** One token for the whole sweep: a refusal of it is then known to be of that token. */
+  private async sweep(account: KnownAccount, token: string): Promise<void> {
+    const { catchUp, settlement, logger, now, config } = this.deps;
     const startedAt = Date.now();
     const pacer = new CallPacer(config.callsPerSecond, () => this.stopped);
     const since = new Date(now().getTime() - config.lookbackMs);
-    const read = await catchUp.sweep(account, { pacer, since });
-    const settled = await settlement.settle(account, await accounts.token(account.id), pacer);
+    const read = await catchUp.sweep(account, token, { pacer, since });
+    const settled = await settlement.settle(account, token, pacer);
     // A line per account and interval when something was missing; the quiet ones only at debug.
     const level = read.messages > 0 || settled > 0 ? 'info' : 'debug';
     logger[level](

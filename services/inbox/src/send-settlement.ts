@@ -1,6 +1,6 @@
+import type { KnownAccount } from '@svc/directory';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
-import type { InboxAccount } from './accounts-directory.ts';
 import { type Pacer, SweepStopped } from './call-pacer.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { commentRow, dmRow, type HistoryRow, repliesOf } from './network-history.ts';
@@ -54,7 +54,7 @@ export class SendSettlement {
   ) {}
 
   /** Answers how many sends of this active account were settled. */
-  async settle(account: InboxAccount, token: string, pacer: Pacer): Promise<number> {
+  async settle(account: KnownAccount, token: string, pacer: Pacer): Promise<number> {
     const { records, now, settleAfterMs, logger } = this.deps;
     const pending = await records.pending(account.id, new Date(now().getTime() - settleAfterMs), BATCH);
     let settled = 0;
@@ -90,7 +90,7 @@ export class SendSettlement {
     }
   }
 
-  private async settleOne(account: InboxAccount, token: string, pacer: Pacer, send: SendRow): Promise<void> {
+  private async settleOne(account: KnownAccount, token: string, pacer: Pacer, send: SendRow): Promise<void> {
     const { sender, privateReplies, records, logger } = this.deps;
     const found = await this.find(account, token, pacer, send);
     if (!found) {
@@ -110,7 +110,7 @@ export class SendSettlement {
 
   /** The network's message that is this send, if the network shows one. */
   private async find(
-    account: InboxAccount,
+    account: KnownAccount,
     token: string,
     pacer: Pacer,
     send: SendRow,
@@ -140,7 +140,7 @@ export class SendSettlement {
   }
 
   /** The account's messages in the DM thread of the send's person (a private reply's: the commenter). */
-  private async accountMessages(account: InboxAccount, token: string, pacer: Pacer, send: SendRow) {
+  private async accountMessages(account: KnownAccount, token: string, pacer: Pacer, send: SendRow) {
     const { store, graph, now } = this.deps;
     const person =
       send.kind === 'private_reply'
@@ -159,7 +159,7 @@ export class SendSettlement {
   }
 
   /** The comments of the send's object (its conversation's thread key). */
-  private async accountComments(account: InboxAccount, token: string, pacer: Pacer, send: SendRow) {
+  private async accountComments(account: KnownAccount, token: string, pacer: Pacer, send: SendRow) {
     const { store, graph, now } = this.deps;
     const objectId = (await store.conversationById(store.pool, send.conversation_id)).thread_key;
     const comments =
@@ -176,7 +176,7 @@ export class SendSettlement {
    * Network ids already stored as another send (they hold their own key): those are not this
    * one. A message recorded from the network on its own (source `network`, no key) may be.
    */
-  private async takenByOthers(account: InboxAccount, platformIds: string[]): Promise<Set<string>> {
+  private async takenByOthers(account: KnownAccount, platformIds: string[]): Promise<Set<string>> {
     const { store, records } = this.deps;
     const stored = await records.stored(store.pool, account.id, platformIds);
     const taken = new Set<string>();

@@ -1,13 +1,13 @@
-import type { PublishingService, ServiceClient } from '@svc/contracts';
-import type { MessageView } from '@svc/contracts/public';
+import type { IdempotencyClaim, PublishingService, ServiceClient } from '@svc/contracts';
+import type { MessageView, RequestOrigin } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
 import { isUniqueViolation } from '@svc/db';
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
-import { earlierSend, type Idempotency } from './idempotent-sends.ts';
+import { earlierSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -23,16 +23,14 @@ import {
   STANDARD_WINDOW_MS,
 } from './views.ts';
 
-type Source = 'api' | 'widget' | 'mcp';
-
 export interface SendRequest {
   conversationId: string;
   text: string;
   mediaIds: string[];
   replyTo: string;
   tag: string;
-  source: Source;
-  idempotency?: Idempotency | undefined;
+  source: RequestOrigin;
+  idempotency?: IdempotencyClaim | undefined;
 }
 
 /** What the network says of a send that went out: its id, and its time and files when known. */
@@ -116,9 +114,9 @@ export class Sender {
    * network cannot tell now, the message keeps what it has (the echo's copy when its echo came
    * first, else our URL, which expires), and this is logged.
    */
-  async networkAttachments(account: InboxAccount, platformId: string) {
+  async networkAttachments(account: KnownAccount, platformId: string) {
     try {
-      const token = await this.deps.accounts.token(account.id);
+      const { token } = await this.deps.accounts.token(account.id);
       const attachments = attachmentsOf(await this.deps.graph.inbox.message(token, platformId));
       return attachments.length > 0 ? attachments : undefined;
     } catch (err) {
@@ -142,15 +140,15 @@ export class Sender {
   }
 
   /** Calls the network; a refusal drops the pending message, an unknown outcome keeps it. */
-  private async call(account: InboxAccount, pendingId: string, call: (token: string) => Promise<string>) {
+  private async call(account: KnownAccount, pendingId: string, call: (token: string) => Promise<string>) {
     const { accounts, store } = this.deps;
-    const token = await accounts.token(account.id);
+    const { token } = await accounts.token(account.id);
     try {
       return await call(token);
     } catch (error) {
       if (!(error instanceof GraphApiError) || error.graph.code !== null) await store.dropSending(pendingId);
       if (error instanceof GraphApiError) {
-        await accounts.reportTokenProblem(account.id, error);
+        await accounts.reportTokenProblem(account.id, token, error);
         if (error.graph.code === null)
           throw new ServiceError(
             'network_error',
@@ -189,7 +187,7 @@ export class Sender {
   private async directMessage(
     caller: Caller,
     conversation: ConversationRow,
-    account: InboxAccount,
+    account: KnownAccount,
     req: SendRequest,
   ): Promise<Delivery> {
     if (req.replyTo)

@@ -1,5 +1,5 @@
+import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import { ServiceError } from '@svc/errors';
-import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
 
 /**
  * The account a send goes out from, which must still be connected and active: a conversation
@@ -7,7 +7,7 @@ import type { AccountsDirectory, InboxAccount } from './accounts-directory.ts';
  * was deleted, or is expired, revoked or in error, is 409 `account_disconnected` (spec §7), as a
  * post to such an account is. The conversation was found in the caller's scope already.
  */
-export async function sendingAccount(accounts: AccountsDirectory, accountId: string): Promise<InboxAccount> {
+export async function sendingAccount(accounts: AccountsDirectory, accountId: string): Promise<KnownAccount> {
   const account = await accounts.byId(accountId);
   if (!account)
     throw new ServiceError(

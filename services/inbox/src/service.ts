@@ -1,20 +1,17 @@
-import { type Bus, CONSUMERS, connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
+import { type Bus, CONSUMERS, OutboxRelay } from '@svc/bus';
 import {
   AccountsService,
-  addService,
   createClient,
-  grpc,
   IdentityService,
   InboxService,
   PublishingService,
-  startGrpcServer,
 } from '@svc/contracts';
 import { createPool } from '@svc/db';
+import { AccountsDirectory, WorkspaceDirectory } from '@svc/directory';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
 import { AccountImports } from './account-imports.ts';
-import { AccountsDirectory } from './accounts-directory.ts';
 import { CatchUp } from './catch-up.ts';
 import type { InboxConfig } from './config.ts';
 import { inboxHandlers } from './grpc-handlers.ts';
@@ -56,15 +53,7 @@ export function startInbox(config: InboxConfig, logger: Logger, options: { now?:
 async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: Logger, now: () => Date) {
   const pool = createPool(config.DATABASE_URL, SCHEMA, 10, logger);
   runtime.useDatabase(pool);
-  const bus: Bus = runtime.useBus(
-    await connectBus({
-      url: config.NATS_URL,
-      prefix: config.NATS_PREFIX,
-      replicas: config.NATS_STREAM_REPLICAS,
-      name: 'inbox',
-      logger,
-    }),
-  );
+  const bus: Bus = await runtime.connectBus(config);
   const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
   const close = <T extends { close(): unknown }>(name: string, part: T): T => {
     runtime.closeAtEnd(name, () => part.close());
@@ -151,13 +140,7 @@ async function consumeStreams(runtime: ServiceRuntime, config: InboxConfig, part
 
 /** The gRPC API: reads, sends, private replies and on-demand history imports. */
 async function serveApi(runtime: ServiceRuntime, config: InboxConfig, parts: Parts) {
-  const server = new grpc.Server();
-  const handlers = inboxHandlers(parts);
-  addService(server, InboxService, handlers, parts.logger, runtime.grpcMetrics());
-  const port = await startGrpcServer(server, config.INBOX_GRPC_ADDRESS);
-  runtime.grpc(server);
-  parts.logger.info({ port }, 'inbox gRPC server listening');
-  return port;
+  return runtime.serveGrpc(config.INBOX_GRPC_ADDRESS, InboxService, inboxHandlers(parts));
 }
 
 /**

@@ -1,17 +1,9 @@
-import { type Bus, CONSUMERS, connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
-import {
-  AccountsService,
-  addService,
-  createClient,
-  grpc,
-  IdentityService,
-  PublishingService,
-  startGrpcServer,
-} from '@svc/contracts';
+import { type Bus, CONSUMERS, OutboxRelay } from '@svc/bus';
+import { AccountsService, createClient, IdentityService, PublishingService } from '@svc/contracts';
+import { AccountsDirectory, WorkspaceDirectory } from '@svc/directory';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
-import { AccountsDirectory } from './accounts-directory.ts';
 import type { PublishingConfig } from './config.ts';
 import { openDatabase, SCHEMA } from './db.ts';
 import { publishingHandlers } from './grpc-handlers.ts';
@@ -65,15 +57,7 @@ async function openCollaborators(
 ) {
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
-  const bus = runtime.useBus(
-    await connectBus({
-      url: config.NATS_URL,
-      prefix: config.NATS_PREFIX,
-      replicas: config.NATS_STREAM_REPLICAS,
-      name: 'publishing',
-      logger,
-    }),
-  );
+  const bus = await runtime.connectBus(config);
   const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
   const store = new PostStore(pool, prisma, relay);
   const workspaces = closing(
@@ -97,19 +81,13 @@ async function openCollaborators(
 
 /** The gRPC API: posts and media, and `wait=true` on the settlement events. */
 async function serveApi(runtime: ServiceRuntime, config: PublishingConfig, parts: Collaborators) {
-  const { bus, store, accounts, media, workspaces, prisma, now, logger } = parts;
+  const { bus, store, accounts, media, workspaces, prisma, now } = parts;
   const posts = new Posts(store, new PostChecks(accounts, media), workspaces, now);
   const settlements = new SettlementWatch(bus, (postId) => store.status(postId));
-  const server = new grpc.Server({
-    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
-    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
-  });
   const handlers = publishingHandlers({ posts, store, accounts, settlements, media, db: prisma, now });
-  addService(server, PublishingService, handlers, logger, runtime.grpcMetrics());
-  const port = await startGrpcServer(server, config.PUBLISHING_GRPC_ADDRESS);
-  runtime.grpc(server);
-  logger.info({ port }, 'publishing gRPC server listening');
-  return port;
+  return runtime.serveGrpc(config.PUBLISHING_GRPC_ADDRESS, PublishingService, handlers, {
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+  });
 }
 
 /** The publish worker and scheduler, and the purge of deleted workspaces. */

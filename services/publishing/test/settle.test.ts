@@ -1,6 +1,7 @@
-import { connectBus, OutboxRelay, WorkspaceDirectory } from '@svc/bus';
+import { connectBus, OutboxRelay } from '@svc/bus';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { createPool } from '@svc/db';
+import { WorkspaceDirectory } from '@svc/directory';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
 import { uniquePrefix } from '@svc/testing';

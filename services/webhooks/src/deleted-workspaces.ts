@@ -1,4 +1,5 @@
-import type { EventEnvelope, WorkspaceSignal } from '@svc/bus';
+import type { WorkspaceSignal } from '@svc/bus';
+import type { EventEnvelope } from '@svc/contracts/public';
 import type pg from 'pg';
 import { RETRY_HORIZON_MS } from './delivery/schedule.ts';
 

@@ -1,4 +1,5 @@
-import { type EventEnvelope, eventEnvelopeSchema } from '@svc/bus';
+import { eventEnvelopeSchema } from '@svc/bus';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { pageWindow } from '@svc/db';
 import type pg from 'pg';
 import type { Db } from './db.ts';

@@ -1,7 +1,6 @@
 import type {
   DeliveryAttempt as AttemptMessage,
   ServiceImplementation,
-  Webhook as WebhookMessage,
   WebhooksService,
 } from '@svc/contracts';
 import type { Keyring } from '@svc/crypto';
@@ -11,29 +10,13 @@ import type { Clock } from './clock.ts';
 import type { Db } from './db.ts';
 import { listAttempts, redeliver } from './deliveries.ts';
 import type { DeliveryWorker } from './delivery/worker.ts';
+import { type AttemptFields, viewOfAttempt, viewOfAttemptPage, viewOfRedelivery } from './delivery-view.ts';
 import { listEvents } from './event-store.ts';
-import type { Webhook } from './generated/prisma/client.ts';
 import { sendPing } from './ping.ts';
 import { deleteWebhook, getWebhook, putWebhook, type UrlPolicy } from './webhook-config.ts';
+import { viewOfPutWebhook, viewOfWebhook } from './webhook-view.ts';
 
-type WebhookInit = Omit<WebhookMessage, '$typeName' | '$unknown'>;
 type AttemptInit = Omit<AttemptMessage, '$typeName' | '$unknown'>;
-
-function toWebhookMessage(w: Webhook): WebhookInit {
-  return { url: w.url, createdAt: w.createdAt.toISOString(), updatedAt: w.updatedAt.toISOString() };
-}
-
-interface AttemptFields {
-  id: string;
-  eventId: string;
-  number: number;
-  url: string;
-  attemptedAt: Date;
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-  succeeded: boolean;
-}
 
 function toAttemptMessage(a: AttemptFields): AttemptInit {
   return {
@@ -73,10 +56,10 @@ export function webhooksHandlers(deps: {
         url: req.url,
         rotateSecret: req.rotateSecret,
       });
-      return { webhook: toWebhookMessage(webhook), secret: secret ?? '' };
+      return { secret: secret ?? '', webhookJson: JSON.stringify(viewOfPutWebhook(webhook, secret)) };
     },
     async getWebhook(req) {
-      return { webhook: toWebhookMessage(await getWebhook(db, req.partnerId)) };
+      return { webhookJson: JSON.stringify(viewOfWebhook(await getWebhook(db, req.partnerId))) };
     },
     async deleteWebhook(req) {
       await deleteWebhook(db, clock, req.partnerId);
@@ -87,7 +70,7 @@ export function webhooksHandlers(deps: {
         { db, pool, clock, worker },
         { id: req.partnerId, slug: req.partnerSlug },
       );
-      return { attempt: toAttemptMessage(record) };
+      return { attempt: toAttemptMessage(record), attemptJson: JSON.stringify(viewOfAttempt(record)) };
     },
     async listEvents(req) {
       const { bodies, total } = await listEvents(db, {
@@ -102,11 +85,11 @@ export function webhooksHandlers(deps: {
     },
     async listDeliveryAttempts(req) {
       const { attempts, total, delivery } = await listAttempts(db, req.partnerSlug, req.eventId, req);
+      const page = viewOfAttemptPage(attempts, { page: req.page, limit: req.limit, total }, delivery);
       return {
         attempts: attempts.map(toAttemptMessage),
-        total,
         state: delivery?.state ?? '',
-        nextAttemptAt: delivery?.nextAttemptAt?.toISOString() ?? '',
+        pageJson: JSON.stringify(page),
       };
     },
     async redeliverEvent(req) {
@@ -118,7 +101,12 @@ export function webhooksHandlers(deps: {
         clock.now(),
       );
       worker.kick();
-      return { eventId: req.eventId, state, nextAttemptAt: nextAttemptAt.toISOString() };
+      return {
+        eventId: req.eventId,
+        state,
+        nextAttemptAt: nextAttemptAt.toISOString(),
+        redeliveryJson: JSON.stringify(viewOfRedelivery(req.eventId, state, nextAttemptAt)),
+      };
     },
   };
 }

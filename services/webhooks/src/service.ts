@@ -1,5 +1,5 @@
-import { type Bus, CONSUMERS, connectBus } from '@svc/bus';
-import { addService, grpc, startGrpcServer, WebhooksService } from '@svc/contracts';
+import { type Bus, CONSUMERS } from '@svc/bus';
+import { WebhooksService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { type Resolver, systemResolver } from '@svc/net';
 import { ServiceRuntime } from '@svc/ops';
@@ -38,15 +38,7 @@ export function startWebhooks(config: WebhooksConfig, logger: Logger, overrides:
   return ServiceRuntime.launch('webhooks', logger, config, async (runtime) => {
     const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
     runtime.useDatabase(pool, prisma);
-    const bus = runtime.useBus(
-      await connectBus({
-        url: config.NATS_URL,
-        prefix: config.NATS_PREFIX,
-        replicas: config.NATS_STREAM_REPLICAS,
-        name: 'webhooks',
-        logger,
-      }),
-    );
+    const bus = await runtime.connectBus(config);
     const metrics = new DeliveryMetrics(runtime.registry);
     const role = config.WEBHOOKS_ROLE;
     const deps = { pool, clock, resolver, logger, metrics };
@@ -103,12 +95,7 @@ async function serveApi(
   config: WebhooksConfig,
   handlers: ReturnType<typeof webhooksHandlers>,
 ): Promise<number> {
-  const server = new grpc.Server();
-  addService(server, WebhooksService, handlers, runtime.logger, runtime.grpcMetrics());
-  const port = await startGrpcServer(server, config.WEBHOOKS_GRPC_ADDRESS);
-  runtime.grpc(server);
-  runtime.logger.info({ port }, 'webhooks gRPC server listening');
-  return port;
+  return runtime.serveGrpc(config.WEBHOOKS_GRPC_ADDRESS, WebhooksService, handlers);
 }
 
 /**

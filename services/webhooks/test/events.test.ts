@@ -1,4 +1,5 @@
-import { type Bus, connectBus, type EventEnvelope, makeEvent } from '@svc/bus';
+import { type Bus, connectBus, makeEvent } from '@svc/bus';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
 import { api, eventually, Receiver } from '@svc/testing';

@@ -1,5 +1,6 @@
-import { type Bus, connectBus, type EventEnvelope, makeEvent } from '@svc/bus';
+import { type Bus, connectBus, makeEvent } from '@svc/bus';
 import { createClient, type ServiceClient, WebhooksService } from '@svc/contracts';
+import type { EventEnvelope } from '@svc/contracts/public';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
 import { uniquePrefix } from '@svc/testing';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { network, timestamp } from './shared.ts';
+import { network, requestOrigin, timestamp } from './shared.ts';
 
 /**
  * A conversation as partners see it, defined once: inbox builds it, the gateway answers it as it
@@ -115,7 +115,7 @@ export const messageView = z
       ),
     hidden: z.boolean().describe('comments: hidden on the network (still readable by the account)'),
     source: z
-      .enum(['api', 'widget', 'mcp', 'network'])
+      .enum([...requestOrigin.options, 'network'])
       .nullable()
       .describe("outbound only: where it was sent from; network = the network's own app"),
     private_reply: z

@@ -9,13 +9,21 @@ import { timestamp } from './shared.ts';
  * delivery carries and what `GET /v1/events` lists. Defined once here so the OpenAPI document
  * (its `webhooks`) and the SDK's typed payloads describe exactly the records the services build.
  */
-const envelope = z.object({
+/** The event envelope of spec section 6: exactly the body a webhook delivery carries. */
+export const eventEnvelope = z.object({
   id: z.string().describe('the same on every retry; de-duplicate by it'),
+  type: z.string(),
   created_at: timestamp,
   partner: z.string().describe('partner slug'),
   workspace: z.string().nullable().describe('null for ping'),
   external_id: z.string().nullable().describe("the workspace's external_id"),
+  data: z.record(z.string(), z.unknown()).describe('depends on type'),
 });
+
+/** An envelope whose `data` has the shape of its type. */
+export type EventEnvelope<Data = Record<string, unknown>> = Omit<z.infer<typeof eventEnvelope>, 'data'> & {
+  data: Data;
+};
 
 const accountData = z.object({ account: accountView });
 const postData = z.object({ post: postView });
@@ -60,7 +68,7 @@ const schemaName = (type: string) =>
 /** Each event type's schema: the envelope with `type` fixed and its own `data`. */
 export const eventSchemas = {} as Record<EventType, z.ZodType>;
 for (const type of Object.keys(EVENT_DATA) as EventType[]) {
-  eventSchemas[type] = envelope
+  eventSchemas[type] = eventEnvelope
     .extend({ type: z.literal(type), data: EVENT_DATA[type] })
     .meta({ id: schemaName(type) });
 }

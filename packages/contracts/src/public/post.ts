@@ -39,7 +39,7 @@ export const postView = z
     published_at: timestamp.nullable(),
     attempts: z.number().int(),
     last_error: z.string().nullable().describe('per network, prefixed with the network name and a colon'),
-    created_by: z.string(),
+    created_by: z.string().describe('where the post was made: api, widget or mcp'),
     created: timestamp,
     updated: timestamp,
     options: z.record(z.string(), z.unknown()),

@@ -1,4 +1,6 @@
-import type { Surface } from './principal.ts';
+import type { EmbedSurface } from '@svc/contracts/public';
+import { errors } from '@svc/errors';
+import type { Principal } from './principal.ts';
 
 /**
  * The permission matrix of spec section 5, as one table. Every route names its row; the tests in
@@ -20,10 +22,10 @@ export interface MatrixRow {
   partner: Rule;
   workspace: Rule;
   embed: Rule;
-  surface?: Surface;
+  surface?: EmbedSurface;
 }
 
-const embedSurface = (surface: Surface) =>
+const embedSurface = (surface: EmbedSurface) =>
   ({ partner: 'deny', workspace: 'deny', embed: 'own-objects', surface }) as const;
 
 export const PERMISSIONS = {
@@ -52,3 +54,40 @@ export const PERMISSIONS = {
 } as const satisfies Record<string, MatrixRow>;
 
 export type PermissionRow = keyof typeof PERMISSIONS;
+
+/**
+ * Applies the matrix row to the caller; own-objects scoping is done by the owning service.
+ * `pathWorkspace` is the `:id` of a `/v1/workspaces/:id/...` path; `namedWorkspace` is the
+ * `workspace` a request names in its query or body (`GET /v1/media?workspace=`): that is a
+ * workspace, not an object in one, so on an own-objects row a workspace key naming another
+ * workspace is forbidden (403), as on an own-workspace row.
+ */
+export function enforcePermission(
+  row: PermissionRow,
+  principal: Principal,
+  pathWorkspace: unknown,
+  namedWorkspace?: unknown,
+): void {
+  const matrix: MatrixRow = PERMISSIONS[row];
+  const rule = matrix[principal.kind];
+  if (rule === 'deny') throw errors.forbidden(`${CALLER_NAMES[principal.kind]} cannot call this endpoint`);
+  if (rule === 'own-workspace' && pathWorkspace !== principal.workspaceId) {
+    throw errors.forbidden('this workspace key can only reach its own workspace');
+  }
+  if (
+    rule === 'own-objects' &&
+    typeof namedWorkspace === 'string' &&
+    namedWorkspace !== principal.workspaceId
+  ) {
+    throw errors.forbidden(`${CALLER_NAMES[principal.kind]} can only reach its own workspace`);
+  }
+  if (matrix.surface && principal.embed && !principal.embed.surfaces.includes(matrix.surface)) {
+    throw errors.forbidden(`this embed session was not granted the ${matrix.surface} surface`);
+  }
+}
+
+const CALLER_NAMES: Record<Principal['kind'], string> = {
+  partner: 'a partner key',
+  workspace: 'a workspace key',
+  embed: 'an embed session',
+};

@@ -1,7 +1,5 @@
 import type { CachedPrincipal } from '@svc/auth-cache';
-
-/** What the widget may do with an embed session (spec 1: connect, inbox, publish). */
-export type Surface = 'connect' | 'inbox' | 'publish';
+import type { EmbedSurface } from '@svc/contracts/public';
 
 export interface Principal {
   kind: 'partner' | 'workspace' | 'embed';
@@ -12,7 +10,7 @@ export interface Principal {
   /** Set for a workspace key and an embed session. */
   workspaceId: string | null;
   /** Embed sessions only: the surfaces granted and the expiry (Unix ms). */
-  embed?: { surfaces: Surface[]; expiresAtMs: number };
+  embed?: { surfaces: EmbedSurface[]; expiresAtMs: number };
 }
 
 export function fromCached(cached: CachedPrincipal): Principal {
@@ -26,7 +24,7 @@ export function fromCached(cached: CachedPrincipal): Principal {
     return {
       ...base,
       kind: 'embed',
-      embed: { surfaces: cached.embed.surfaces as Surface[], expiresAtMs: cached.embed.expires_at_ms },
+      embed: { surfaces: cached.embed.surfaces as EmbedSurface[], expiresAtMs: cached.embed.expires_at_ms },
     };
   return { ...base, kind: cached.workspace_id ? 'workspace' : 'partner' };
 }
@@ -36,7 +34,3 @@ export const grpcCaller = (principal: Principal) => ({
   partnerId: principal.partnerId,
   workspaceId: principal.workspaceId ?? '',
 });
-
-/** Where a message or post was made, as inbox and publishing record it (`source`, `created_by`). */
-export const originOf = (principal: Principal): 'api' | 'widget' =>
-  principal.kind === 'embed' ? 'widget' : 'api';

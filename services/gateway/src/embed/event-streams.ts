@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { PassThrough, type Readable } from 'node:stream';
 import { type Bus, eventEnvelopeSchema, STREAMS, SUBJECTS } from '@svc/bus';
+import type { EmbedSurface } from '@svc/contracts/public';
 import type { Logger } from '@svc/logging';
-import type { Principal, Surface } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { StreamSlot, StreamSlots } from './stream-slots.ts';
 
 export interface StreamOptions {
@@ -18,7 +19,7 @@ export interface StreamOptions {
 export type SessionCheck = (tokenHash: string) => Promise<boolean>;
 
 /** Which surface an event belongs to, by its type; events of no surface are not streamed. */
-function surfaceOf(type: string): Surface | undefined {
+function surfaceOf(type: string): EmbedSurface | undefined {
   // The partner's `account.changed` tells of a status change the internal signal below already
   // brought (the widget reloads on either): streaming both would be two frames for one change.
   if (type === SUBJECTS.accountStatusChanged.name) return undefined;

@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import type { PermissionRow } from '../auth/permissions.ts';
-import type { AnyRoute, AnyRouteContext } from '../http/route.ts';
-
-/** Where the REST route names the workspace that an embed session fixes instead. */
-type WorkspacePart = 'params' | 'query' | 'body';
-
-export interface WidgetVersion {
-  url: string;
-  permission: PermissionRow;
-  /** The part of the REST request that names the workspace; the widget's request leaves it out. */
-  workspaceIn?: WorkspacePart;
-}
+import type { AnyOperation, AnyOperationContext } from '../operations/operation.ts';
 
 type ObjectSchema = z.ZodObject<Record<string, z.ZodType>>;
 
@@ -21,32 +10,34 @@ function withoutWorkspace(schema: z.ZodType | undefined): z.ZodType | undefined 
 }
 
 /**
- * The widget's version of a REST route: the same schemas, the same handler and so the same gRPC
- * call, bodies, errors and limits, at its `/v1/embed/*` path under the widget's permission row.
- * The session's workspace fills the part of the request where REST names one.
+ * The widget's door of an operation: the same schemas and `run`, so the same gRPC call, bodies,
+ * errors and limits, at its `/v1/embed/*` path under the widget's permission row. The session's
+ * workspace fills the part of the request where REST names one.
  */
-export function widgetVersion(rest: AnyRoute, version: WidgetVersion): AnyRoute {
-  const part = version.workspaceIn;
+function widgetRoute(operation: AnyOperation): AnyOperation | undefined {
+  const door = operation.widget;
+  if (!door) return undefined;
+  const part = operation.workspaceIn;
+  const { widget: _, tools: __, ...rest } = operation;
   return {
     ...rest,
-    url: version.url,
-    permission: version.permission,
-    params: part === 'params' ? undefined : rest.params,
-    query: part === 'query' ? withoutWorkspace(rest.query) : rest.query,
-    body: part === 'body' ? withoutWorkspace(rest.body) : rest.body,
-    formBody: part === 'body' ? withoutWorkspace(rest.formBody) : rest.formBody,
-    handler(ctx: AnyRouteContext) {
+    url: door.url,
+    permission: door.permission,
+    params: part === 'params' ? undefined : operation.params,
+    query: part === 'query' ? withoutWorkspace(operation.query) : operation.query,
+    body: part === 'body' ? withoutWorkspace(operation.body) : operation.body,
+    formBody: part === 'body' ? withoutWorkspace(operation.formBody) : operation.formBody,
+    run(ctx: AnyOperationContext) {
+      const widgetCtx = { ...ctx, origin: 'widget' as const };
       const workspace = ctx.principal.workspaceId;
-      if (!part || !workspace) return rest.handler(ctx);
-      if (part === 'params') return rest.handler({ ...ctx, params: { id: workspace } });
-      return rest.handler({ ...ctx, [part]: { ...ctx[part], workspace } });
+      if (!part || !workspace) return operation.run(widgetCtx);
+      if (part === 'params') return operation.run({ ...widgetCtx, params: { id: workspace } });
+      return operation.run({ ...widgetCtx, [part]: { ...ctx[part], workspace } });
     },
   };
 }
 
-/** The REST route a widget route is the version of, by `METHOD /path`. */
-export function restRoute(routes: AnyRoute[], name: string): AnyRoute {
-  const found = routes.find((route) => `${route.method} ${route.url}` === name);
-  if (!found) throw new Error(`no REST route ${name}`);
-  return found;
+/** The widget's versions of the operations that have one. */
+export function widgetRoutes(operations: AnyOperation[]): AnyOperation[] {
+  return operations.flatMap((operation) => widgetRoute(operation) ?? []);
 }

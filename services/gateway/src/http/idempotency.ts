@@ -1,8 +1,9 @@
+import type { IdempotencyClaim } from '@svc/contracts';
 import type { Keyring } from '@svc/crypto';
 import { randomBase62, sha256Hex } from '@svc/crypto';
 import { errors } from '@svc/errors';
 import { isId } from '@svc/ids';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
@@ -111,12 +112,16 @@ type StoredRecord =
   | { state: 'done'; fingerprint: string; status: number; sealed: string };
 
 /**
- * A service that keeps its own claim (publishing for posts, inbox for sends) may answer a retry
- * the gateway's record could not (its gateway died before recording, Redis lost it): that is a
- * replay too, and says so.
+ * One write that may carry an idempotency key (REST's `Idempotency-Key` header, an MCP tool's
+ * `idempotency_key` argument): `called` is the path, or `mcp:<tool>`; `asked` is what the call
+ * asks beyond it (parsed query and body, an upload's digest).
  */
-export function markReplay(reply: FastifyReply, replayed: boolean): void {
-  if (replayed) reply.header('Idempotent-Replayed', 'true');
+export interface IdempotentCall {
+  key: string | undefined;
+  called: string;
+  principal: Principal;
+  asked: unknown;
+  log: { warn(details: object, message: string): void };
 }
 
 /** An answer as the client receives it. */
@@ -126,19 +131,13 @@ export interface Answer {
   text: string;
 }
 
-/** What a service that keeps its own claim (publishing, for posts) receives with the request. */
-export interface IdempotencyClaim {
-  /** The record's id: the key, the caller and the path, hashed. */
-  key: string;
-  /** What was asked (query and body), hashed. */
-  requestHash: string;
+/** What an operation answered, and whether it is a replay (of this record, or of the owning service's claim). */
+export interface Performed extends Answer {
+  replayed: boolean;
 }
 
-/**
- * The record's id (key, caller, and what was called: a path, or an MCP tool) and what was asked,
- * hashed. MCP tools hand this claim straight to the service that keeps its own (posts, sends).
- */
-export function claimOf(principal: Principal, called: string, key: string, asked: unknown): IdempotencyClaim {
+/** The record's id (key, caller, and what was called: a path, or an MCP tool) and what was asked, hashed. */
+function claimOf(principal: Principal, called: string, key: string, asked: unknown): IdempotencyClaim {
   return {
     key: sha256Hex(JSON.stringify([principal.partnerId, principal.workspaceId ?? '', called, key])),
     requestHash: sha256Hex(JSON.stringify(asked ?? null)),
@@ -183,19 +182,17 @@ export class Idempotency {
   }
 
   /**
-   * Runs `write` once per key, caller and path within 24 h; a request without the header just
-   * runs. `asked` is what the request asks beyond its path (parsed query and body, an upload's digest).
+   * Runs `write` once per key, caller and what was called within 24 h; a call without a key just
+   * runs. A service that keeps its own claim may answer a retry this record could not (its gateway
+   * died before recording, Redis lost it): `write` then says `replayed` too.
    */
   async run(
-    request: FastifyRequest,
-    principal: Principal,
-    asked: unknown,
-    write: (claim: IdempotencyClaim | undefined) => Promise<Answer>,
-  ): Promise<Answer & { replayed: boolean }> {
-    const key = keyOf(request);
-    if (key === undefined) return { ...(await write(undefined)), replayed: false };
-    const path = (request.url.split('?')[0] ?? '').replace(/\/+$/, '');
-    const claim = claimOf(principal, path, key, asked);
+    call: IdempotentCall,
+    write: (claim: IdempotencyClaim | undefined) => Promise<Performed>,
+  ): Promise<Performed> {
+    const { key, called, principal } = call;
+    if (key === undefined) return write(undefined);
+    const claim = claimOf(principal, called, key, call.asked);
     const recordKey = `${this.prefix}idem:${claim.key}`;
     const running = JSON.stringify({
       state: 'running',
@@ -205,7 +202,7 @@ export class Idempotency {
     const startedAt = Date.now();
     const existing = (await this.call('idempotencyBegin', [recordKey, running, LEASE_MS])) as string | null;
     if (existing !== null) return { ...this.replay(recordKey, existing, claim.requestHash), replayed: true };
-    let answer: Answer;
+    let answer: Performed;
     try {
       answer = await write(claim);
     } catch (error) {
@@ -219,13 +216,13 @@ export class Idempotency {
       sealed: this.keyring.encrypt(answer.text, recordKey),
     } satisfies StoredRecord);
     const ttlMs = Math.max(1, WINDOW_MS - (Date.now() - startedAt));
-    const workspace = workspaceOfAnswer(principal, path, answer.text);
+    const workspace = workspaceOfAnswer(principal, called, answer.text);
     const keys = workspace ? [recordKey, this.indexKey(workspace), this.deletedKey(workspace)] : [recordKey];
     // The write happened: its answer goes out even if recording it fails (the lease then frees the key).
     await this.call('idempotencyComplete', [keys.length, ...keys, running, done, ttlMs, Date.now()]).catch(
-      (error) => request.log.warn({ err: error }, 'could not record the idempotent answer'),
+      (error) => call.log.warn({ err: error }, 'could not record the idempotent answer'),
     );
-    return { ...answer, replayed: false };
+    return answer;
   }
 
   /** The recorded answer to this request, or why there is none to give. */
@@ -280,7 +277,7 @@ function workspaceOfAnswer(principal: Principal, path: string, text: string): st
 }
 
 /** The request's `Idempotency-Key`, or undefined without one; a malformed one is a 400. */
-function keyOf(request: FastifyRequest): string | undefined {
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (!idempotencyKeyHeader.safeParse(key).success)

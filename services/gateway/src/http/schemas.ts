@@ -40,8 +40,16 @@ export function paged<T extends z.ZodType>(item: T) {
 
 export { timestamp } from '@svc/contracts/public';
 
+/** The query flags, by schema: the MCP door offers each as a JSON boolean instead. */
+export const queryFlags = z.registry<{ description: string }>();
+
 /** A query flag: `true`/`false` (also 1/0), never JavaScript truthiness ("false" is false). */
-export const queryBoolean = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1')
-  .optional();
+export function queryFlag(description: string) {
+  const flag = z
+    .enum(['true', 'false', '1', '0'])
+    .transform((v) => v === 'true' || v === '1')
+    .optional()
+    .describe(description);
+  queryFlags.add(flag, { description });
+  return flag;
+}

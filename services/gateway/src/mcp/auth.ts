@@ -1,13 +1,10 @@
-import { LocalCache } from '@svc/bus';
+import { LocalCache } from '@svc/cache';
 import { errors, ServiceError } from '@svc/errors';
 import { type Id, isId } from '@svc/ids';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { applyLimit, authenticateRequest } from '../auth/authenticate.ts';
-import type { Limiter } from '../auth/limiter.ts';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { IdentityClient } from '../clients.ts';
-import { clientKey } from '../http/client-address.ts';
 
 /** The header naming the workspace a partner key works in over MCP (spec 4, `/mcp` row of 5). */
 const WORKSPACE_HEADER = 'x-service-workspace';
@@ -25,15 +22,6 @@ export interface McpCaller {
   perMinute: number;
 }
 
-/** What authenticating the MCP endpoint needs. */
-export interface McpAuthDeps {
-  limiter: Limiter;
-  identity: IdentityClient;
-  failuresPerMinute: number;
-  /** Browser origins allowed to call the endpoint (MCP_ALLOWED_ORIGINS); any other `Origin` is refused. */
-  allowedOrigins: readonly string[];
-}
-
 declare module 'fastify' {
   interface FastifyRequest {
     mcpCaller?: McpCaller;
@@ -49,20 +37,42 @@ const OWNERSHIP_TTL_MS = 10_000;
 const OWNERSHIP_ENTRIES = 10_000;
 
 /**
- * Authentication of the MCP endpoint, before anything MCP runs: a browser origin that is not
- * allowed is refused (403: the transport specification's defence against DNS rebinding, where a
- * page a user visits drives a local or intranet MCP server), an embed session is refused (403), a
- * missing or bad key is a 401 with `WWW-Authenticate: Bearer`, the request counts in the key's
- * budget (429 with Retry-After over it), then the workspace is settled from the key or
- * `X-Service-Workspace`.
+ * What the MCP endpoint asks before any key is looked up (the gateway's one authentication hook
+ * runs this first on its paths): a browser origin that is not allowed is refused (403: the
+ * transport specification's defence against DNS rebinding, where a page a user visits drives a
+ * local or intranet MCP server), and an embed session is refused by its prefix (403).
  */
-export function mcpAuthentication(deps: McpAuthDeps): onRequestAsyncHookHandler {
+export function admitToMcp(request: FastifyRequest, allowedOrigins: readonly string[]): void {
+  const { origin } = request.headers;
+  // No `Origin` (a server-side client) passes; a browser's must be one the deployment allows.
+  if (origin !== undefined && !allowedOrigins.includes(origin))
+    throw errors.forbidden(
+      'this Origin may not call the MCP endpoint; a deployment that serves a browser client lists its origin in MCP_ALLOWED_ORIGINS',
+    );
+  if (request.headers.authorization?.startsWith('Bearer sve_'))
+    throw errors.forbidden('an embed session cannot call the MCP endpoint; use a partner or workspace key');
+}
+
+/** RFC 6750: a refused bearer token names the scheme, so MCP clients know how to authenticate. */
+export function challengeBearer(request: FastifyRequest, reply: FastifyReply, error: unknown): void {
+  if (error instanceof ServiceError && error.code === 'unauthorized')
+    reply.header(
+      'WWW-Authenticate',
+      request.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer',
+    );
+}
+
+/**
+ * The MCP scope's hook, after authentication: the request's workspace, settled from the key or
+ * `X-Service-Workspace`, and the caller every tool runs as.
+ */
+export function mcpWorkspaceBinding(identity: IdentityClient): onRequestAsyncHookHandler {
   const owned = new LocalCache<true>({ maxAgeMs: OWNERSHIP_TTL_MS, maxEntries: OWNERSHIP_ENTRIES });
   const ownsWorkspace = async (principal: Principal, workspaceId: string): Promise<boolean> => {
     const cacheKey = `${principal.partnerId}:${workspaceId}`;
     if (owned.peek(cacheKey)) return true;
     try {
-      await deps.identity.getWorkspace({ partnerId: principal.partnerId, workspaceId });
+      await identity.getWorkspace({ partnerId: principal.partnerId, workspaceId });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'not_found') return false;
       throw error;
@@ -71,53 +81,17 @@ export function mcpAuthentication(deps: McpAuthDeps): onRequestAsyncHookHandler 
     return true;
   };
 
-  return async (request, reply) => {
-    assertOriginAllowed(request.headers.origin, deps.allowedOrigins);
-    const { principal, perMinute } = await authenticate(request, reply, deps);
-    request.principal = principal;
+  return async (request) => {
+    const { principal, rateLimit } = request;
+    if (!principal || !rateLimit) throw errors.unauthorized();
     const workspaceId = await workspaceOf(request, principal, ownsWorkspace);
     request.mcpCaller = {
       key: principal,
       workspaceId,
       scoped: { ...principal, kind: 'workspace', workspaceId },
-      perMinute,
+      perMinute: rateLimit.limit,
     };
   };
-}
-
-/** No `Origin` (a server-side client) passes; a browser's must be one the deployment allows. */
-function assertOriginAllowed(origin: string | undefined, allowed: readonly string[]): void {
-  if (origin === undefined || allowed.includes(origin)) return;
-  throw errors.forbidden(
-    'this Origin may not call the MCP endpoint; a deployment that serves a browser client lists its origin in MCP_ALLOWED_ORIGINS',
-  );
-}
-
-async function authenticate(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: McpAuthDeps,
-): Promise<{ principal: Principal; perMinute: number }> {
-  const header = request.headers.authorization;
-  // Embed sessions reach only /v1/embed/*: refused by their prefix, before any lookup.
-  if (header?.startsWith('Bearer sve_'))
-    throw errors.forbidden('an embed session cannot call the MCP endpoint; use a partner or workspace key');
-  try {
-    const { principal, limit } = await authenticateRequest(
-      { header, client: clientKey(request) },
-      deps.limiter,
-      deps.identity,
-      deps.failuresPerMinute,
-    );
-    applyLimit(reply, limit, principal);
-    return { principal, perMinute: limit.limit };
-  } catch (error) {
-    // RFC 6750: a refused bearer token names the scheme, so MCP clients know how to authenticate.
-    if (error instanceof ServiceError && error.code === 'unauthorized') {
-      reply.header('WWW-Authenticate', header ? 'Bearer error="invalid_token"' : 'Bearer');
-    }
-    throw error;
-  }
 }
 
 /** The request's workspace: a workspace key's own, or the partner's `X-Service-Workspace`. */

@@ -1,10 +1,7 @@
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import { ServiceError } from '@svc/errors';
-import type { ServiceClients } from '../clients.ts';
 import { parseInput } from '../http/validation.ts';
-import { accountCalls } from '../routes/accounts.ts';
-import { conversationParams, inboxCalls } from '../routes/conversations.ts';
-import { postCalls, postParams } from '../routes/posts.ts';
+import { type AnyOperation, perform } from '../operations/operation.ts';
 import type { McpCaller } from './auth.ts';
 
 const JSON_TYPE = 'application/json';
@@ -12,43 +9,46 @@ const JSON_TYPE = 'application/json';
 /** One JSON document as a resource's contents. */
 const contents = (uri: URL, text: string) => ({ contents: [{ uri: uri.href, mimeType: JSON_TYPE, text }] });
 
+/** A read of the table's operation `METHOD /path`, as the request's caller, answering its JSON text. */
+function reader(operations: AnyOperation[], caller: McpCaller, name: string) {
+  const operation = operations.find((o) => `${o.method} ${o.url}` === name);
+  if (!operation) throw new Error(`no operation ${name}`);
+  return async (params: Record<string, unknown>, query: Record<string, unknown> = {}) => {
+    const checked =
+      params.id === undefined ? {} : parseInput<Record<string, unknown>>(operation.params, params, 'path');
+    const ctx = { principal: caller.scoped, origin: 'mcp' as const, query, body: {}, idempotency: undefined };
+    return (await perform(operation, { ...ctx, params: checked })).text;
+  };
+}
+
 /**
  * Read-only views for clients that browse resources: the workspace's accounts, a post, a
- * conversation. The same service calls as the tools; an object outside the workspace is "not found".
+ * conversation. The same operations as the tools; an object outside the workspace is "not found".
  */
-export function registerResources(server: McpServer, clients: ServiceClients, caller: McpCaller): void {
-  const accounts = accountCalls(clients.accounts);
-  const posts = postCalls(clients.publishing);
-  const inbox = inboxCalls(clients.inbox);
+export function registerResources(server: McpServer, operations: AnyOperation[], caller: McpCaller): void {
+  const accounts = reader(operations, caller, 'GET /v1/workspaces/:id/accounts');
+  const post = reader(operations, caller, 'GET /v1/posts/:id');
+  const conversation = reader(operations, caller, 'GET /v1/conversations/:id');
   server.registerResource(
     'accounts',
     'social://workspace/accounts',
     { title: 'Connected accounts', description: "The workspace's connected accounts", mimeType: JSON_TYPE },
     async (uri) => {
-      const query = { page: 1, limit: 200 };
-      const { accountsJson } = await accounts.list(caller.scoped, caller.workspaceId, query);
-      return contents(uri, `[${accountsJson.join(',')}]`);
+      const page = JSON.parse(await accounts({ id: caller.workspaceId }, { page: 1, limit: 200 }));
+      return contents(uri, JSON.stringify(page.data));
     },
   );
   server.registerResource(
     'post',
     new ResourceTemplate('social://posts/{id}', { list: undefined }),
     { title: 'A post', description: 'A post and its targets', mimeType: JSON_TYPE },
-    (uri, { id }) =>
-      found(uri, async () => {
-        const postId = parseInput(postParams, { id }, 'path').id;
-        return contents(uri, (await posts.get(caller.scoped, postId)).postJson);
-      }),
+    (uri, { id }) => found(uri, async () => contents(uri, await post({ id }))),
   );
   server.registerResource(
     'conversation',
     new ResourceTemplate('social://conversations/{id}', { list: undefined }),
     { title: 'A conversation', description: 'A conversation with its reply window', mimeType: JSON_TYPE },
-    (uri, { id }) =>
-      found(uri, async () => {
-        const conversationId = parseInput(conversationParams, { id }, 'path').id;
-        return contents(uri, (await inbox.get(caller.scoped, conversationId)).conversationJson);
-      }),
+    (uri, { id }) => found(uri, async () => contents(uri, await conversation({ id }))),
   );
 }
 

@@ -11,18 +11,13 @@ import type { Logger } from '@svc/logging';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Limiter } from '../auth/limiter.ts';
 import type { ServiceClients } from '../clients.ts';
-import type { GatewayConfig } from '../config.ts';
-import { type McpCaller, mcpAuthentication } from './auth.ts';
+import type { Idempotency } from '../http/idempotency.ts';
+import type { AnyOperation } from '../operations/operation.ts';
+import { type McpCaller, mcpWorkspaceBinding } from './auth.ts';
 import { BatchBudget } from './batch-budget.ts';
 import { exchangeRefusal, type JsonAnswer, JsonExchange } from './json-exchange.ts';
 import { registerResources } from './resources.ts';
-import type { AnyTool } from './tool.ts';
-import { registerTools } from './tool.ts';
-import { accountTools } from './tools/accounts.ts';
-import { eventTools } from './tools/events.ts';
-import { inboxTools } from './tools/inbox.ts';
-import { mediaTools } from './tools/media.ts';
-import { postTools } from './tools/posts.ts';
+import { registerTools, type Tool, toolsOf } from './tool.ts';
 
 /** Where the MCP endpoint answers: outside `/v1` as the spec writes it (9), and beside the REST API. */
 export const MCP_PATHS = ['/mcp', '/v1/mcp'];
@@ -35,19 +30,10 @@ const INSTRUCTIONS =
 interface McpDeps {
   limiter: Limiter;
   clients: ServiceClients;
+  /** The operation table: the tools are its MCP doors, the resources read through it. */
+  operations: AnyOperation[];
+  idempotency: Idempotency;
   logger: Logger;
-  config: Pick<GatewayConfig, 'AUTH_FAILURES_PER_MINUTE' | 'MCP_ALLOWED_ORIGINS'>;
-}
-
-/** Every tool, built once: a tool holds the service clients, never a caller. */
-function mcpTools(clients: ServiceClients): AnyTool[] {
-  return [
-    ...accountTools(clients),
-    ...mediaTools(clients),
-    ...postTools(clients),
-    ...inboxTools(clients),
-    ...eventTools(clients),
-  ];
 }
 
 /**
@@ -57,11 +43,11 @@ function mcpTools(clients: ServiceClients): AnyTool[] {
  * answer is the same as a full server's.
  */
 interface Needs {
-  tools: AnyTool[];
+  tools: Tool[];
   resources: boolean;
 }
 
-function needsOf(body: unknown, tools: AnyTool[], byName: Map<string, AnyTool>): Needs {
+function needsOf(body: unknown, tools: Tool[], byName: Map<string, Tool>): Needs {
   const message = body as { method?: unknown; params?: { name?: unknown } } | null;
   if (message?.method === 'tools/call' && typeof message.params?.name === 'string') {
     const tool = byName.get(message.params.name);
@@ -76,8 +62,8 @@ function serverFor(deps: McpDeps, needs: Needs, caller: McpCaller): McpServer {
     { name: 'social-publishing', version: '1.0.0' },
     { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
   );
-  registerTools(server, needs.tools, caller, deps.logger);
-  if (needs.resources) registerResources(server, deps.clients, caller);
+  registerTools(server, needs.tools, caller, deps);
+  if (needs.resources) registerResources(server, deps.operations, caller);
   return server;
 }
 
@@ -86,11 +72,11 @@ function serverFor(deps: McpDeps, needs: Needs, caller: McpCaller): McpServer {
  * gateway replica answers any request. The 2026-07-28 revision is the SDK's `createMcpHandler`
  * (per-request by design); the 2025 revisions are a `JsonExchange` per request, answering plain
  * JSON as the handler's own stateless fallback would, without opening an SSE stream for a single
- * answer. Authentication runs first, in this scope's onRequest hook.
+ * answer. The gateway's hook authenticates first; this scope's hook then settles the workspace.
  */
 export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
-  const tools = mcpTools(deps.clients);
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const tools = toolsOf(deps.operations);
+  const byName = new Map(tools.map((tool) => [tool.door.name, tool]));
   const factory = (authInfo: AuthInfo | undefined) => {
     const { caller, needs } = exchangeOf(authInfo);
     return serverFor(deps, needs, caller);
@@ -100,15 +86,7 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
     onerror: (error) => deps.logger.debug({ err: error }, 'mcp request refused'),
   });
   return async (scope) => {
-    scope.addHook(
-      'onRequest',
-      mcpAuthentication({
-        limiter: deps.limiter,
-        identity: deps.clients.identity,
-        failuresPerMinute: deps.config.AUTH_FAILURES_PER_MINUTE,
-        allowedOrigins: deps.config.MCP_ALLOWED_ORIGINS,
-      }),
-    );
+    scope.addHook('onRequest', mcpWorkspaceBinding(deps.clients.identity));
     scope.addHook('onClose', () => modern.close());
     for (const url of MCP_PATHS) {
       scope.route({

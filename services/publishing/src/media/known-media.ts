@@ -1,4 +1,4 @@
-import { LocalCache } from '@svc/bus';
+import { LocalCache } from '@svc/cache';
 import type pg from 'pg';
 
 /** What post checks and signed-URL reads need of a media row; none of it ever changes. */

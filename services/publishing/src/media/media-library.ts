@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { WorkspaceDirectory } from '@svc/bus';
 import type { MediaView } from '@svc/contracts/public';
 import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
+import type { WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
 import { isId, newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';

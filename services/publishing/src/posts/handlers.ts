@@ -1,9 +1,14 @@
-import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
+import {
+  callerOf,
+  type IdempotencyClaim,
+  type PublishingService,
+  type ServiceImplementation,
+} from '@svc/contracts';
 import type { Caller } from '@svc/db';
-import type { AccountsDirectory } from '../accounts-directory.ts';
+import type { AccountsDirectory } from '@svc/directory';
 import type { Db } from '../db.ts';
 import { dryRun } from './dry-run.ts';
-import { type Idempotency, idempotent } from './idempotency.ts';
+import { idempotent } from './idempotency.ts';
 import { dateOrNull, optionsOf, type PostInput, patchOf } from './post-input.ts';
 import type { PostWithTargets } from './post-rows.ts';
 import type { PostStore } from './post-store.ts';
@@ -43,7 +48,7 @@ const postJson = (post: PostWithTargets) => JSON.stringify(viewOfPost(post));
 async function writeAndAnswer(
   deps: PostHandlerDeps,
   caller: Caller,
-  req: { idempotency?: Idempotency | undefined; waitMs: number },
+  req: { idempotency?: IdempotencyClaim | undefined; waitMs: number },
   write: () => Promise<PostWithTargets>,
 ) {
   let written: PostWithTargets | undefined;

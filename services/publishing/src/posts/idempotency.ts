@@ -1,3 +1,4 @@
+import type { IdempotencyClaim } from '@svc/contracts';
 import { isUniqueViolation } from '@svc/db';
 import { errors } from '@svc/errors';
 import type { Db } from '../db.ts';
@@ -13,15 +14,10 @@ import type { Db } from '../db.ts';
  */
 const WINDOW_MS = 24 * 3_600_000;
 
-export interface Idempotency {
-  key: string;
-  requestHash: string;
-}
-
 export async function idempotent(
   ctx: { db: Db; now: () => Date },
   partnerId: string,
-  idempotency: Idempotency | undefined,
+  idempotency: IdempotencyClaim | undefined,
   run: () => Promise<string>,
 ): Promise<{ postId: string; replayed: boolean }> {
   if (!idempotency?.key) return { postId: await run(), replayed: false };

@@ -2,9 +2,9 @@
 // connected) and its media, against spec 3 and each network's rules.
 import type { Account } from '@svc/contracts';
 import type { Network, PostMediaView } from '@svc/contracts/public';
-import type { Caller } from '@svc/db';
+import { type Caller, inScope } from '@svc/db';
+import type { AccountsDirectory } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
-import type { AccountsDirectory } from '../accounts-directory.ts';
 import type { KnownMedia } from '../media/known-media.ts';
 import type { MediaLibrary } from '../media/media-library.ts';
 import type { PostInput } from './post-input.ts';
@@ -69,10 +69,7 @@ function mediaSummaries(
 ): PostMediaView[] {
   return mediaIds.map((id, index) => {
     const media = known.get(id);
-    const visible =
-      media?.partnerId === caller.partnerId &&
-      (!caller.workspaceId || media.workspaceId === caller.workspaceId);
-    if (!media || !visible) throw errors.validation(`media.${index}`, `media ${id} not found`);
+    if (!media || !inScope(caller, media)) throw errors.validation(`media.${index}`, `media ${id} not found`);
     if (media.workspaceId !== workspaceId)
       throw errors.validation(`media.${index}`, `media ${id} is not in workspace ${workspaceId}`);
     return { id: media.id, kind: media.kind, mime: media.mime, width: media.width, height: media.height };

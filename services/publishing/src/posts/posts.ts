@@ -1,5 +1,4 @@
-import type { Caller } from '@svc/db';
-import { found } from '@svc/db';
+import { type Caller, found, inScope } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type { PostChecks } from './post-checks.ts';
@@ -26,10 +25,7 @@ export class Posts {
   /** A post of the caller's scope; another partner's or workspace's is not_found. */
   async get(caller: Caller, id: string): Promise<PostWithTargets> {
     const post = await this.store.read(id);
-    const visible =
-      post?.partnerId === caller.partnerId &&
-      (!caller.workspaceId || post.workspaceId === caller.workspaceId);
-    return found(visible ? post : null, 'post');
+    return found(post && inScope(caller, post) ? post : null, 'post');
   }
 
   list(caller: Caller, query: PostQuery) {

@@ -1,7 +1,7 @@
 import type { PublishingLimitView } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
+import type { AccountsDirectory } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
-import type { AccountsDirectory } from '../accounts-directory.ts';
 import type { PostStore } from './post-store.ts';
 
 /** Instagram's publishing limit: 100 posts per account per rolling 24 h, a carousel counting as one. */

@@ -1,6 +1,6 @@
+import type { AccountToken } from '@svc/directory';
 import { GraphApiError } from '@svc/graph-client';
 import { pollWithBackoff } from '@svc/net';
-import type { AccountToken } from '../accounts-directory.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import { NetworkPublisher } from './network-publisher.ts';
 

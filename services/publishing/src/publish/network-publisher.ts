@@ -1,7 +1,7 @@
+import type { AccountToken } from '@svc/directory';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { pollWithBackoff } from '@svc/net';
-import type { AccountToken } from '../accounts-directory.ts';
 import type { MediaFiles } from '../media/media-files.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';

@@ -1,4 +1,4 @@
-import type { AccountToken } from '../accounts-directory.ts';
+import type { AccountToken } from '@svc/directory';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import { NetworkPublisher } from './network-publisher.ts';
 

@@ -1,7 +1,7 @@
 import type { PublishJob } from '@svc/bus';
+import { type AccountsDirectory, type AccountToken, accountGone } from '@svc/directory';
 import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
-import type { AccountsDirectory, AccountToken } from '../accounts-directory.ts';
 import type { ClaimedTarget, Published, TargetOutcome } from '../posts/post-rows.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
 import { InstagramPublisher, PublishRefused } from './instagram.ts';
@@ -37,7 +37,7 @@ export class PublishJobs {
     // redelivered job whose target settled already.
     const [target, account] = await Promise.all([
       store.claimTarget(job, windowStart(this.tools.now())),
-      accounts.token(job.account_id),
+      tokenFor(accounts, job.account_id),
     ]);
     // Settled already (a redelivered job), or superseded. Its settlement may have counted the post
     // down to 0 and then died before settling the post: that is finished here.
@@ -110,4 +110,18 @@ function dailyLimitRefusal(target: ClaimedTarget): string | undefined {
   if (limited && target.publishedInWindow >= DAILY_PHOTO_LIMIT)
     return `daily publishing limit reached (${DAILY_PHOTO_LIMIT} posts per rolling 24 hours); try again later`;
   return undefined;
+}
+
+/** The account's token for a publish job, or why there is none: the account is gone, or no longer active. */
+async function tokenFor(
+  accounts: AccountsDirectory,
+  accountId: string,
+): Promise<AccountToken | { error: string }> {
+  try {
+    return await accounts.token(accountId);
+  } catch (error) {
+    if (accountGone(error))
+      return { error: `the account was disconnected before publishing: ${error.message}` };
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
-import type { WorkspaceDirectory } from '@svc/bus';
 import { eventRow, makeEvent } from '@svc/bus';
+import type { WorkspaceDirectory } from '@svc/directory';
 import type { Logger } from '@svc/logging';
 import type { PostTarget } from '../generated/prisma/client.ts';
 import type { TargetOutcome, TargetRef } from '../posts/post-rows.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LocalCache } from '@svc/bus';
+import { LocalCache } from '@svc/cache';
 import type { Keyring } from '@svc/crypto';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';

@@ -1,0 +1,1 @@
+export { LocalCache } from './local-cache.ts';
