@@ -12,7 +12,7 @@ export const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 export const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
 export const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
 export const WORKER_NICE = Number(envVar('BENCH_WORKER_NICE', '6'));
-/** The publishing service's jobs in flight per replica (services/publishing/src/workers.ts). */
+/** The publishing service's jobs in flight per replica (its PUBLISH_CONCURRENCY default). */
 export const WORKER_CONCURRENCY = 16;
 export const SETTLE_TIMEOUT_MS = 120_000;
 export const PROBE_INTERVAL_MS = 50;

@@ -42,6 +42,7 @@ export const LISTENS: Record<NatsService, string[]> = {
     SUBJECTS.accountChanged.name,
     SUBJECTS.embedSessionEnded.name,
     SUBJECTS.workspaceDeleted.name,
+    SUBJECTS.workspaceUpdated.name,
   ],
   identity: [],
   accounts: [],

@@ -1,4 +1,5 @@
 import type { Bus } from '@svc/bus';
+import type { WorkspaceDirectory } from '@svc/directory';
 import {
   enterRequestId,
   type Logger,
@@ -57,6 +58,8 @@ export interface GatewayDeps {
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
   bus: Bus;
+  /** Whose each workspace is: the MCP endpoint checks `X-Service-Workspace` against it. */
+  workspaces: WorkspaceDirectory;
   /** Requests by route and status on `/metrics`; left out where no ops port serves them (unit tests). */
   metrics?: HttpMetrics;
 }

@@ -1,4 +1,5 @@
 import { CONSUMERS } from '@svc/bus';
+import { WorkspaceDirectory } from '@svc/directory';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
 import type { FastifyInstance } from 'fastify';
@@ -32,8 +33,11 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     await runtime.consume(bus, CONSUMERS.gatewayWorkspaceDeleted, async ({ workspace }) => {
       await idempotency.forgetWorkspace(workspace);
     });
+    const workspaces = new WorkspaceDirectory(bus, clients.identity);
+    runtime.closeAtEnd('workspaces', () => workspaces.close());
     const metrics = new HttpMetrics(runtime.registry);
-    const app = buildGateway({ config, logger, limiter, idempotency, clients, requestLog, bus, metrics });
+    const deps = { config, logger, limiter, idempotency, clients, requestLog, bus, workspaces, metrics };
+    const app = buildGateway(deps);
     app.get('/readyz', async (_request, reply) => {
       const { ready, checks } = await runtime.readiness();
       return reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });

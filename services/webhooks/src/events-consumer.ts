@@ -48,8 +48,8 @@ interface Received {
  * acknowledged only after its commit; whatever NATS redelivers (after a crash, an ack timeout)
  * finds its id stored already. A message that is not an event envelope is terminated.
  *
- * Why not @svc/bus's consume: it handles one message at a time, one commit each, which held the
- * store to about 800 events/s in bench:webhooks. This consumer group-commits instead: while one
+ * Why not @svc/bus's consume: it handles one message at a time, one commit each, so the store
+ * could take no more events a second than Postgres commits. This consumer group-commits instead: while one
  * batch is being written, the messages that arrive meanwhile gather and go in the next statement.
  * At low rates a batch is a single event written at once, so latency does not suffer.
  */

@@ -1,10 +1,9 @@
-import { LocalCache } from '@svc/cache';
+import type { WorkspaceDirectory } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
 import { type Id, isId } from '@svc/ids';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { PERMISSIONS } from '../auth/permissions.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { IdentityClient } from '../clients.ts';
 
 /** The header naming the workspace a partner key works in over MCP (spec 4, `/mcp` row of 5). */
 const WORKSPACE_HEADER = 'x-service-workspace';
@@ -27,14 +26,6 @@ declare module 'fastify' {
     mcpCaller?: McpCaller;
   }
 }
-
-/**
- * How long a partner's ownership of a workspace is remembered by this gateway. Ownership never
- * moves between partners; the short horizon only bounds how long a deleted workspace still passes
- * this check (its objects are gone by then, so the services answer 404).
- */
-const OWNERSHIP_TTL_MS = 10_000;
-const OWNERSHIP_ENTRIES = 10_000;
 
 /**
  * What the MCP endpoint asks before any key is looked up (the gateway's one authentication hook
@@ -66,19 +57,16 @@ export function challengeBearer(request: FastifyRequest, reply: FastifyReply, er
  * The MCP scope's hook, after authentication: the request's workspace, settled from the key or
  * `X-Service-Workspace`, and the caller every tool runs as.
  */
-export function mcpWorkspaceBinding(identity: IdentityClient): onRequestAsyncHookHandler {
-  const owned = new LocalCache<true>({ maxAgeMs: OWNERSHIP_TTL_MS, maxEntries: OWNERSHIP_ENTRIES });
+export function mcpWorkspaceBinding(workspaces: WorkspaceDirectory): onRequestAsyncHookHandler {
+  // The one rule every service uses for whose a workspace is (kept until identity announces a change).
   const ownsWorkspace = async (principal: Principal, workspaceId: string): Promise<boolean> => {
-    const cacheKey = `${principal.partnerId}:${workspaceId}`;
-    if (owned.peek(cacheKey)) return true;
     try {
-      await identity.getWorkspace({ partnerId: principal.partnerId, workspaceId });
+      await workspaces.assertOwned({ partnerId: principal.partnerId, workspaceId: '' }, workspaceId);
+      return true;
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'not_found') return false;
       throw error;
     }
-    owned.set(cacheKey, true);
-    return true;
   };
 
   return async (request) => {

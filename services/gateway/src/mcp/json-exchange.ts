@@ -42,7 +42,7 @@ export const exchangeRefusal = (status: number, code: number, message: string): 
  * `initialize` alone, a supported `MCP-Protocol-Version`, notifications alone answered 202, and
  * the responses in the order of their requests (an array for a batch, as JSON-RPC has it). The body is
  * JSON already (the gateway's parser refuses anything else). What this saves: the web `Request`,
- * `Response` and streams the SDK's transport builds for every call, a third of an MCP call's cost
+ * `Response` and streams the SDK's transport builds for every call, much of an MCP call's cost
  * at the gateway. Notifications the server sends while handling a request have nowhere to go in a
  * JSON answer and are dropped, as in the SDK's JSON mode.
  */

@@ -6,6 +6,7 @@ import {
   createMcpHandler,
   McpServer,
 } from '@modelcontextprotocol/server';
+import type { WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
 import type { Logger } from '@svc/logging';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -30,6 +31,7 @@ const INSTRUCTIONS =
 interface McpDeps {
   limiter: Limiter;
   clients: ServiceClients;
+  workspaces: WorkspaceDirectory;
   /** The operation table: the tools are its MCP doors, the resources read through it. */
   operations: AnyOperation[];
   idempotency: Idempotency;
@@ -86,7 +88,7 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
     onerror: (error) => deps.logger.debug({ err: error }, 'mcp request refused'),
   });
   return async (scope) => {
-    scope.addHook('onRequest', mcpWorkspaceBinding(deps.clients.identity));
+    scope.addHook('onRequest', mcpWorkspaceBinding(deps.workspaces));
     scope.addHook('onClose', () => modern.close());
     for (const url of MCP_PATHS) {
       scope.route({

@@ -30,8 +30,8 @@ const MAX_AGE_MS = 60_000;
 /**
  * Media rows as post checks and signed-URL reads need them, kept: the post's checks read a row,
  * then each target's network fetches the file through a signed URL, which needs it again. Postgres
- * is the busiest process in `bench:publish`, and reading every time cost it one statement per
- * target (7.4 transactions per target instead of 6.4; its CPU 47% instead of 39%).
+ * is the busiest process on the publish path, and reading every time cost it one more statement
+ * per target.
  */
 export class KnownMediaRows {
   private readonly kept = new LocalCache<KnownMedia>({ maxAgeMs: MAX_AGE_MS, maxEntries: 20_000 });

@@ -27,8 +27,8 @@ export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVaria
 /**
  * The files behind media records: written, read, removed, and offered to the networks as signed
  * URLs, converted to JPEG for the photo network. Reads go to storage every time: keeping recent
- * files in memory (64 MiB, a minute) showed no gain in bench:publish (same-hour runs: 113 and 120
- * targets/s with it, 108 to 139 without), so it is not done. Every image decode of the process
+ * files in memory measured no gain in bench:publish (the storage read is not what a target waits
+ * on), and memory per process is better spent on decodes. Every image decode of the process
  * goes through `images` (a pixel budget and a bound on how many run at once).
  */
 export class MediaFiles {
