@@ -1,7 +1,8 @@
 import type { IdempotencyClaim } from '@svc/contracts';
+import type { MessageView } from '@svc/contracts/public';
 import { errors } from '@svc/errors';
 import type { InboxStore } from './inbox-store.ts';
-import type { MessageRow } from './views.ts';
+import { type MessageRow, messageView } from './views.ts';
 
 /**
  * `Idempotency-Key` on sends: the key is stored on the outbound message itself, claimed before
@@ -12,8 +13,18 @@ import type { MessageRow } from './views.ts';
  * then answers the message, or is free again when the network never got it.
  */
 
-/** The earlier message sent under this key, or undefined when the key is new. */
-export async function earlierSend(
+/** The answer to a retried send: the message sent under this key, or undefined when the key is new. */
+export async function replayedSend(
+  store: InboxStore,
+  partnerId: string,
+  idempotency: IdempotencyClaim | undefined,
+  now: Date,
+): Promise<{ message: MessageView; replayed: true } | undefined> {
+  const earlier = await earlierSend(store, partnerId, idempotency);
+  return earlier && { message: messageView(earlier, now), replayed: true };
+}
+
+async function earlierSend(
   store: InboxStore,
   partnerId: string,
   idempotency: IdempotencyClaim | undefined,

@@ -5,7 +5,7 @@ import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import { earlierSend } from './idempotent-sends.ts';
+import { replayedSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -55,8 +55,8 @@ export class PrivateReplies {
 
   async send(caller: Caller, req: PrivateReplyRequest): Promise<{ message: MessageView; replayed: boolean }> {
     const { store, now } = this.deps;
-    const earlier = await earlierSend(store, caller.partnerId, req.idempotency);
-    if (earlier) return { message: messageView(earlier, now()), replayed: true };
+    const replay = await replayedSend(store, caller.partnerId, req.idempotency, now());
+    if (replay) return replay;
     const comment = await store.message(caller, req.messageId);
     this.checkAllowed(comment);
     const account = await sendingAccount(this.deps.accounts, comment.account_id);

@@ -7,7 +7,7 @@ import { errors, ServiceError } from '@svc/errors';
 import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
-import { earlierSend } from './idempotent-sends.ts';
+import { replayedSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
@@ -75,8 +75,8 @@ export class Sender {
 
   async send(caller: Caller, req: SendRequest): Promise<{ message: MessageView; replayed: boolean }> {
     const { store, now } = this.deps;
-    const earlier = await earlierSend(store, caller.partnerId, req.idempotency);
-    if (earlier) return { message: messageView(earlier, now()), replayed: true };
+    const replay = await replayedSend(store, caller.partnerId, req.idempotency, now());
+    if (replay) return replay;
     const conversation = await store.conversation(caller, req.conversationId);
     const account = await sendingAccount(this.deps.accounts, conversation.account_id);
     const delivery =

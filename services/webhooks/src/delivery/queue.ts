@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { AttemptFields } from '../delivery-view.ts';
 
 /**
  * The delivery schedule in Postgres: claiming due attempts and recording their outcomes. Raw `pg`
@@ -113,17 +114,8 @@ export async function claimDue(pool: pg.Pool, request: ClaimRequest): Promise<Cl
   }));
 }
 
-export interface AttemptRecord {
-  id: string;
-  eventId: string;
+export interface AttemptRecord extends AttemptFields {
   claimToken: string;
-  number: number;
-  url: string;
-  attemptedAt: Date;
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-  succeeded: boolean;
   /** The schedule's next step: delivered, another attempt at `nextAttemptAt`, or undelivered. */
   state: 'delivered' | 'pending' | 'undelivered';
   nextAttemptAt: Date | null;
