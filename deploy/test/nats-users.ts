@@ -45,7 +45,7 @@ export const LISTENS: Record<NatsService, string[]> = {
     SUBJECTS.workspaceUpdated.name,
   ],
   identity: [],
-  accounts: [],
+  accounts: [...WORKSPACE_CACHE],
   publishing: ['post.>', ...names(ACCOUNT_ANNOUNCEMENTS), ...WORKSPACE_CACHE],
   inbox: [...names(ACCOUNT_ANNOUNCEMENTS), ...WORKSPACE_CACHE],
   webhooks: [],

@@ -169,6 +169,12 @@ export class ServiceRuntime {
     return port;
   }
 
+  /** A part the service owns (a client, a cache): closed with the connections, answered back. */
+  owns<T extends { close(): unknown }>(name: string, part: T): T {
+    this.closeAtEnd(name, () => part.close());
+    return part;
+  }
+
   /** A dependency `/readyz` checks (the database, NATS, Redis...). */
   readyWhen(name: string, check: ReadinessCheck): this {
     this.checks[name] = check;

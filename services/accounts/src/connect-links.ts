@@ -1,8 +1,11 @@
 import { hashToken, randomBase62 } from '@svc/crypto';
+import type { Caller } from '@svc/db';
+import type { WorkspaceDirectory } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
 import { newId } from '@svc/ids';
-import type { Db } from './db.ts';
-import type { IdentityClient } from './events.ts';
+import type { AccountsConfig } from './config.ts';
+import type { ConnectStore } from './connect-store.ts';
+import type { EmbedSessions } from './embed-sessions.ts';
 import type { ConnectLink } from './generated/prisma/client.ts';
 import { isNetwork, NETWORKS, type Network } from './grant-check.ts';
 
@@ -11,8 +14,7 @@ const LINK_TOKEN_PREFIX = 'cnt_';
 const MAX_LIFETIME_SECONDS = 7 * 86_400;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export interface ConnectLinkInput {
-  partnerId: string;
+interface ConnectLinkInput {
   workspaceId: string;
   networks: string[];
   redirectUrl: string;
@@ -21,69 +23,73 @@ export interface ConnectLinkInput {
   embedSessionId: string;
 }
 
-export const connectPageUrl = (publicBaseUrl: string, token: string) =>
-  `${publicBaseUrl.replace(/\/$/, '')}/connect/${token}`;
+type LinkState = 'open' | 'expired' | 'unknown';
 
-export async function createConnectLink(
-  db: Db,
-  identity: IdentityClient,
-  input: ConnectLinkInput,
-  defaults: { ttlSeconds: number; now?: Date },
-): Promise<{ link: ConnectLink; token: string }> {
-  await identity.getWorkspace({ partnerId: input.partnerId, workspaceId: input.workspaceId });
-  const networks = checkNetworks(input.networks);
-  const redirectUrl = input.redirectUrl ? checkRedirectUrl(input.redirectUrl) : null;
-  const lifetime = input.expiresInSeconds || defaults.ttlSeconds;
-  if (lifetime < 60 || lifetime > MAX_LIFETIME_SECONDS)
-    throw errors.validation(
-      'expires_in',
-      `expires_in must be between 60 and ${MAX_LIFETIME_SECONDS} seconds`,
-    );
-  const sessionExpiresAtMs = input.embedSessionId ? await embedSessionExpiry(identity, input) : Infinity;
-  const token = `${LINK_TOKEN_PREFIX}${randomBase62(32)}`;
-  const now = defaults.now ?? new Date();
-  const link = await db.connectLink.create({
-    data: {
+/** Connect links: what a partner sends a user to, to connect accounts to one of its workspaces. */
+export class ConnectLinks {
+  constructor(
+    private readonly store: ConnectStore,
+    private readonly workspaces: Pick<WorkspaceDirectory, 'confirmOwned'>,
+    private readonly sessions: EmbedSessions,
+    private readonly config: Pick<AccountsConfig, 'CONNECT_LINK_TTL_SECONDS' | 'PUBLIC_BASE_URL'>,
+    private readonly now: () => Date,
+  ) {}
+
+  /** A new link of the caller's workspace, and its page's URL (which only its creation knows). */
+  async create(caller: Caller, input: ConnectLinkInput): Promise<{ link: ConnectLink; url: string }> {
+    await this.workspaces.confirmOwned(caller, input.workspaceId);
+    const networks = checkNetworks(input.networks);
+    const redirectUrl = input.redirectUrl ? checkRedirectUrl(input.redirectUrl) : null;
+    const lifetime = input.expiresInSeconds || this.config.CONNECT_LINK_TTL_SECONDS;
+    if (lifetime < 60 || lifetime > MAX_LIFETIME_SECONDS)
+      throw errors.validation(
+        'expires_in',
+        `expires_in must be between 60 and ${MAX_LIFETIME_SECONDS} seconds`,
+      );
+    const sessionExpiresAtMs = input.embedSessionId
+      ? await this.sessions.expiryFor(caller, input.workspaceId, input.embedSessionId)
+      : Infinity;
+    const token = `${LINK_TOKEN_PREFIX}${randomBase62(32)}`;
+    const link = await this.store.createLink({
       id: newId('connectLink'),
-      partnerId: input.partnerId,
+      partnerId: caller.partnerId,
       workspaceId: input.workspaceId,
       tokenHash: hashToken(token),
       networks,
       redirectUrl,
-      expiresAt: new Date(Math.min(now.getTime() + lifetime * 1000, sessionExpiresAtMs)),
+      expiresAt: new Date(Math.min(this.now().getTime() + lifetime * 1000, sessionExpiresAtMs)),
       embedSessionId: input.embedSessionId || null,
-    },
-  });
-  return { link, token };
-}
-
-/**
- * When the embed session a widget link is minted for expires (Unix ms): the link may not outlive
- * it. The session must be live and of the caller's partner and workspace.
- */
-async function embedSessionExpiry(identity: IdentityClient, input: ConnectLinkInput): Promise<number> {
-  const session = await liveEmbedSession(identity, input.embedSessionId);
-  if (!session) throw errors.unauthorized('this embed session has ended or expired');
-  if (session.partnerId !== input.partnerId || session.workspaceId !== input.workspaceId)
-    throw errors.forbidden('this embed session belongs to another workspace');
-  return Date.parse(session.expiresAt);
-}
-
-/** The embed session, while it is live; undefined once ended, expired or purged. */
-async function liveEmbedSession(identity: IdentityClient, sessionId: string) {
-  try {
-    const { session, live } = await identity.describeEmbedSession({ sessionId });
-    return live ? session : undefined;
-  } catch (error) {
-    // Ended sessions are purged a day later: an unknown one has ended.
-    if (error instanceof ServiceError && error.code === 'not_found') return undefined;
-    throw error;
+    });
+    return { link, url: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/connect/${token}` };
   }
-}
 
-/** Whether a widget link's embed session has ended or expired (a link minted over REST has none). */
-export async function embedSessionEnded(identity: IdentityClient, link: ConnectLink): Promise<boolean> {
-  return link.embedSessionId ? !(await liveEmbedSession(identity, link.embedSessionId)) : false;
+  /**
+   * Finds the link a browser presents; never throws for a bad token (the page explains instead). A
+   * widget link whose embed session has ended is expired: ending the session ends its links.
+   */
+  async find(token: string): Promise<{ state: LinkState; link: ConnectLink | null }> {
+    const now = this.now();
+    if (!token.startsWith(LINK_TOKEN_PREFIX)) return { state: 'unknown', link: null };
+    const link = await this.store.linkByTokenHash(hashToken(token));
+    if (!link) return { state: 'unknown', link: null };
+    if (link.expiresAt <= now) return { state: 'expired', link };
+    return { state: (await this.sessions.ended(link)) ? 'expired' : 'open', link };
+  }
+
+  /** The link, when it can still be used; otherwise the error the hosted page turns into a message. */
+  async open(token: string): Promise<ConnectLink> {
+    const { state, link } = await this.find(token);
+    if (state === 'unknown' || !link) throw errors.notFound('connect link');
+    if (state === 'expired') throw new ServiceError('conflict', 'this connect link has expired');
+    return link;
+  }
+
+  /** The link an OAuth state or page choice was issued for, while its embed session (if any) lasts. */
+  async stillUsable(id: string): Promise<ConnectLink | 'gone' | 'session_ended'> {
+    const link = await this.store.linkById(id);
+    if (!link) return 'gone';
+    return (await this.sessions.ended(link)) ? 'session_ended' : link;
+  }
 }
 
 function checkNetworks(networks: string[]): Network[] {
@@ -111,45 +117,4 @@ export function checkRedirectUrl(text: string): string {
   if (url.username || url.password)
     throw errors.validation('redirect_url', 'redirect_url must not carry credentials');
   return url.toString();
-}
-
-export type LinkState = 'open' | 'expired' | 'unknown';
-
-/** What reading a link needs: its table, and identity for the embed session of a widget link. */
-interface LinkReader {
-  db: Db;
-  identity: IdentityClient;
-}
-
-/**
- * Finds the link a browser presents; never throws for a bad token (the page explains instead). A
- * widget link whose embed session has ended is expired: ending the session ends its links.
- */
-export async function findLink(
-  { db, identity }: LinkReader,
-  token: string,
-  now = new Date(),
-): Promise<{ state: LinkState; link: ConnectLink | null }> {
-  if (!token.startsWith(LINK_TOKEN_PREFIX)) return { state: 'unknown', link: null };
-  const link = await db.connectLink.findUnique({ where: { tokenHash: hashToken(token) } });
-  if (!link) return { state: 'unknown', link: null };
-  return { state: await usableState(identity, link, now), link };
-}
-
-/** 'open' while the link may be used: not past its expiry, and its embed session (if any) live. */
-async function usableState(
-  identity: IdentityClient,
-  link: ConnectLink,
-  now = new Date(),
-): Promise<'open' | 'expired'> {
-  if (link.expiresAt <= now) return 'expired';
-  return (await embedSessionEnded(identity, link)) ? 'expired' : 'open';
-}
-
-/** The link, when it can still be used; otherwise the error the hosted page turns into a message. */
-export async function openLink(reader: LinkReader, token: string, now = new Date()): Promise<ConnectLink> {
-  const { state, link } = await findLink(reader, token, now);
-  if (state === 'unknown' || !link) throw errors.notFound('connect link');
-  if (state === 'expired') throw new ServiceError('conflict', 'this connect link has expired');
-  return link;
 }

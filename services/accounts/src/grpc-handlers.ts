@@ -1,22 +1,32 @@
 import { type AccountsService, callerOf, type ServiceImplementation } from '@svc/contracts';
 import { errors } from '@svc/errors';
 import { isTokenProblem } from '@svc/graph-client';
+import type { Logger } from '@svc/logging';
+import type { AccountLifecycle } from './account-lifecycle.ts';
+import type { AccountRefresh } from './account-refresh.ts';
+import type { AccountStore } from './account-store.ts';
 import { accountJson, toAccountMessage } from './account-view.ts';
-import {
-  deleteAccount,
-  describeAccounts,
-  disconnectFromLink,
-  getAccount,
-  getVaultAccount,
-  listAccounts,
-} from './accounts.ts';
-import { type ConnectOutcome, choosePages, completeConnect, startConnect } from './connect-flow.ts';
+import type { Accounts } from './accounts.ts';
+import type { ConnectFlow } from './connect-flow.ts';
 import { viewOfConnectLink } from './connect-link-view.ts';
-import { connectPageUrl, createConnectLink, findLink } from './connect-links.ts';
-import type { AccountsContext } from './context.ts';
-import { applyTokenProblem, deauthorize } from './lifecycle.ts';
-import { refreshAccount } from './refresh.ts';
-import { handOutToken, type VaultClients } from './vault.ts';
+import type { ConnectLinks } from './connect-links.ts';
+import type { ConnectOutcome } from './connect-outcome.ts';
+import type { ConnectPage } from './connect-page.ts';
+import type { TokenVault } from './token-vault.ts';
+import type { VaultClients } from './vault-clients.ts';
+
+interface AccountsHandlerDeps {
+  store: AccountStore;
+  accounts: Accounts;
+  refresh: AccountRefresh;
+  lifecycle: AccountLifecycle;
+  links: ConnectLinks;
+  page: ConnectPage;
+  flow: ConnectFlow;
+  vault: TokenVault;
+  vaultClients: VaultClients;
+  logger: Logger;
+}
 
 function toOutcomeMessage(outcome: ConnectOutcome) {
   return {
@@ -30,27 +40,17 @@ function toOutcomeMessage(outcome: ConnectOutcome) {
   };
 }
 
-export function accountsHandlers(
-  ctx: AccountsContext,
-  vault: VaultClients,
-): ServiceImplementation<typeof AccountsService> {
+export function accountsHandlers(deps: AccountsHandlerDeps): ServiceImplementation<typeof AccountsService> {
+  const { store, accounts, refresh, lifecycle, links, page, flow, vault, vaultClients, logger } = deps;
   return {
     async createConnectLink(req) {
-      const caller = callerOf(req.caller);
-      const { link, token } = await createConnectLink(
-        ctx.db,
-        ctx.identity,
-        {
-          partnerId: caller.partnerId,
-          workspaceId: req.workspaceId,
-          networks: req.networks,
-          redirectUrl: req.redirectUrl,
-          expiresInSeconds: req.expiresInSeconds,
-          embedSessionId: req.embedSessionId,
-        },
-        { ttlSeconds: ctx.config.CONNECT_LINK_TTL_SECONDS, now: ctx.now() },
-      );
-      const url = connectPageUrl(ctx.config.PUBLIC_BASE_URL, token);
+      const { link, url } = await links.create(callerOf(req.caller), {
+        workspaceId: req.workspaceId,
+        networks: req.networks,
+        redirectUrl: req.redirectUrl,
+        expiresInSeconds: req.expiresInSeconds,
+        embedSessionId: req.embedSessionId,
+      });
       return {
         link: {
           id: link.id,
@@ -65,25 +65,13 @@ export function accountsHandlers(
       };
     },
     async getConnectPage(req) {
-      const { state, link } = await findLink(ctx, req.linkToken, ctx.now());
-      if (!link || state !== 'open') return { linkState: state };
-      const [{ workspace }, accounts] = await Promise.all([
-        ctx.identity.describeWorkspace({ workspaceId: link.workspaceId }),
-        ctx.db.account.findMany({ where: { workspaceId: link.workspaceId }, orderBy: { id: 'asc' } }),
-      ]);
-      return {
-        linkState: state,
-        workspaceName: workspace?.name ?? '',
-        networks: link.networks,
-        accounts: accounts.map(toAccountMessage),
-        expiresAt: link.expiresAt.toISOString(),
-      };
+      return page.view(req.linkToken);
     },
     async startConnect(req) {
-      return startConnect(ctx, req.linkToken, req.network);
+      return flow.start(req.linkToken, req.network);
     },
     async completeConnect(req) {
-      const outcome = await completeConnect(ctx, {
+      const outcome = await flow.complete({
         state: req.state,
         code: req.code,
         error: req.error,
@@ -92,52 +80,48 @@ export function accountsHandlers(
       return { outcome: toOutcomeMessage(outcome) };
     },
     async choosePages(req) {
-      return { outcome: toOutcomeMessage(await choosePages(ctx, req.choiceId, req.pageIds)) };
+      return { outcome: toOutcomeMessage(await flow.choosePages(req.choiceId, req.pageIds)) };
     },
     async disconnectFromPage(req) {
-      const { state, link } = await findLink(ctx, req.linkToken, ctx.now());
-      if (!link || state !== 'open') throw errors.notFound('connect link');
-      await disconnectFromLink(ctx, link.workspaceId, req.accountId);
+      await page.disconnect(req.linkToken, req.accountId);
       return {};
     },
     async listAccounts(req) {
-      const { accounts, total } = await listAccounts(ctx, callerOf(req.caller), req);
-      return { accountsJson: accounts.map((a) => JSON.stringify(accountJson(a))), total };
+      const { accounts: found, total } = await accounts.list(callerOf(req.caller), req);
+      return { accountsJson: found.map((a) => JSON.stringify(accountJson(a))), total };
     },
     async getAccount(req) {
-      const account = await getAccount(ctx.pool, callerOf(req.caller), req.accountId);
+      const account = await store.visible(callerOf(req.caller), req.accountId);
       return { accountJson: JSON.stringify(accountJson(account)) };
     },
     async describeAccounts(req) {
-      const accounts = await describeAccounts(ctx.pool, req.accountIds, req.platformIds);
-      return {
-        accounts: accounts.map((a) => ({ account: toAccountMessage(a), partnerId: a.partnerId })),
-      };
+      const found = await store.describe(req.accountIds, req.platformIds);
+      return { accounts: found.map((a) => ({ account: toAccountMessage(a), partnerId: a.partnerId })) };
     },
     async deleteAccount(req) {
-      await deleteAccount(ctx, callerOf(req.caller), req.accountId);
+      await accounts.delete(callerOf(req.caller), req.accountId);
       return {};
     },
     async refreshAccount(req) {
-      const account = await refreshAccount(ctx, callerOf(req.caller), req.accountId);
+      const account = await refresh.refresh(callerOf(req.caller), req.accountId);
       return { accountJson: JSON.stringify(accountJson(account)) };
     },
     async deauthorize(req) {
-      return { accountsRevoked: await deauthorize(ctx, req.signedRequest) };
+      return { accountsRevoked: await lifecycle.deauthorize(req.signedRequest) };
     },
     async getAccountToken(req, call) {
-      const client = vault.authorize(call);
-      const account = await getVaultAccount(ctx.pool, req.accountId);
-      const token = handOutToken(ctx.keyring, account);
-      ctx.logger.info({ account: account.id, client }, 'token handed out');
+      const client = vaultClients.authorize(call);
+      const account = await store.byId(req.accountId);
+      const token = vault.handOut(account);
+      logger.info({ account: account.id, client }, 'token handed out');
       return { account: toAccountMessage(account), token, tokenSubject: account.pageId };
     },
     async reportTokenProblem(req, call) {
-      vault.authorize(call);
+      vaultClients.authorize(call);
       if (!isTokenProblem(req.problem))
         throw errors.validation('problem', 'problem must be expired, revoked or invalid');
-      const account = await getVaultAccount(ctx.pool, req.accountId);
-      const updated = await applyTokenProblem(ctx, account, req.problem, req.message, req.subcode);
+      const account = await store.byId(req.accountId);
+      const updated = await lifecycle.applyTokenProblem(account, req.problem, req.message, req.subcode);
       return { account: toAccountMessage(updated) };
     },
   };

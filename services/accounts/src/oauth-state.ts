@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { hashToken, randomBase62, safeEqual } from '@svc/crypto';
-import type { Db } from './db.ts';
+import type { AccountsConfig } from './config.ts';
+import type { ConnectStore } from './connect-store.ts';
 
 /**
  * The OAuth `state`: `<id>.<signature>`. The signature (HMAC with a server secret) refuses a
@@ -19,55 +20,58 @@ export class StateError extends Error {
   }
 }
 
-const sign = (secret: string, id: string) => createHmac('sha256', secret).update(id).digest('base64url');
-
 interface IssuedState {
   state: string;
   /** For the starting browser's cookie only: the row keeps its hash. */
   browserNonce: string;
+  ttlSeconds: number;
 }
 
-export async function issueState(
-  db: Db,
-  secret: string,
-  input: { linkId: string; network: string; ttlSeconds: number; now?: Date },
-): Promise<IssuedState> {
-  const id = randomBase62(24);
-  const browserNonce = randomBase62(32);
-  const now = input.now ?? new Date();
-  await db.oAuthState.create({
-    data: {
+export class OAuthStates {
+  constructor(
+    private readonly store: ConnectStore,
+    private readonly config: Pick<AccountsConfig, 'OAUTH_STATE_SECRET' | 'OAUTH_STATE_TTL_SECONDS'>,
+    private readonly now: () => Date,
+  ) {}
+
+  async issue(linkId: string, network: string): Promise<IssuedState> {
+    const id = randomBase62(24);
+    const browserNonce = randomBase62(32);
+    const ttlSeconds = this.config.OAUTH_STATE_TTL_SECONDS;
+    await this.store.createState({
       id,
-      linkId: input.linkId,
-      network: input.network,
+      linkId,
+      network,
       browserHash: hashToken(browserNonce),
-      expiresAt: new Date(now.getTime() + input.ttlSeconds * 1000),
-    },
-  });
-  return { state: `${id}.${sign(secret, id)}`, browserNonce };
-}
+      expiresAt: new Date(this.now().getTime() + ttlSeconds * 1000),
+    });
+    return { state: `${id}.${this.sign(id)}`, browserNonce, ttlSeconds };
+  }
 
-/**
- * Marks the state used (atomically, so two callbacks with one state cannot both pass), then checks
- * it came back to the browser that started it. A state presented by another browser is spent too:
- * the code in that callback URL can then never be replayed from the starting browser.
- */
-export async function consumeState(
-  db: Db,
-  secret: string,
-  input: { state: string; browserNonce: string },
-  now = new Date(),
-): Promise<{ linkId: string; network: string }> {
-  if (!input.state) throw new StateError('missing');
-  const [id, signature] = input.state.split('.');
-  if (!id || !signature || !safeEqual(signature, sign(secret, id))) throw new StateError('forged');
-  const claimed = await db.oAuthState.updateMany({ where: { id, usedAt: null }, data: { usedAt: now } });
-  const row = await db.oAuthState.findUnique({ where: { id } });
-  if (!row) throw new StateError('forged');
-  if (claimed.count === 0) throw new StateError('reused');
-  if (!sameBrowser(row.browserHash, input.browserNonce)) throw new StateError('other_browser');
-  if (row.expiresAt <= now) throw new StateError('expired');
-  return { linkId: row.linkId, network: row.network };
+  /**
+   * Marks the state used, then checks it came back to the browser that started it. A state
+   * presented by another browser is spent too: the code in that callback URL can then never be
+   * replayed from the starting browser.
+   */
+  async consume(input: {
+    state: string;
+    browserNonce: string;
+  }): Promise<{ linkId: string; network: string }> {
+    const now = this.now();
+    if (!input.state) throw new StateError('missing');
+    const [id, signature] = input.state.split('.');
+    if (!id || !signature || !safeEqual(signature, this.sign(id))) throw new StateError('forged');
+    const { claimed, state } = await this.store.claimState(id, now);
+    if (!state) throw new StateError('forged');
+    if (!claimed) throw new StateError('reused');
+    if (!sameBrowser(state.browserHash, input.browserNonce)) throw new StateError('other_browser');
+    if (state.expiresAt <= now) throw new StateError('expired');
+    return { linkId: state.linkId, network: state.network };
+  }
+
+  private sign(id: string): string {
+    return createHmac('sha256', this.config.OAUTH_STATE_SECRET).update(id).digest('base64url');
+  }
 }
 
 /** A state issued before browsers were bound (no hash) is refused like a foreign one. */

@@ -4,9 +4,7 @@ import { uniquePrefix } from '@svc/testing';
 import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountJson, toAccountMessage } from '../src/account-view.ts';
-import { describeAccounts, getAccount, getVaultAccount } from '../src/accounts.ts';
 import type { Account } from '../src/generated/prisma/client.ts';
-import { sealToken } from '../src/vault.ts';
 
 /**
  * The hot account reads (GetAccount, DescribeAccounts, GetAccountToken) run as named prepared statements
@@ -55,7 +53,7 @@ async function createAccount(
       pageId: uniquePrefix('page'),
       status: 'active',
       scopes: ['pages_show_list', 'pages_manage_posts'],
-      token: plainToken === null ? null : sealToken(service.context.keyring, key, plainToken),
+      token: plainToken === null ? null : service.vault.seal(key, plainToken),
       tokenExpiresAt: new Date('2027-01-02T03:04:05.678Z'),
       providerUserId: 'user-1',
       connectedAt: new Date('2026-11-01T10:00:00.123Z'),
@@ -158,10 +156,10 @@ describe('the pool reads', () => {
   it('map rows to the same Account values Prisma reads', async () => {
     for (const account of [a1, a1Expired, a2]) {
       const prisma = await service.prisma.account.findUnique({ where: { id: account.id } });
-      expect(await getVaultAccount(service.pool, account.id)).toStrictEqual(prisma);
-      expect(await getAccount(service.pool, partnerCaller, account.id)).toStrictEqual(prisma);
+      expect(await service.store.byId(account.id)).toStrictEqual(prisma);
+      expect(await service.store.visible(partnerCaller, account.id)).toStrictEqual(prisma);
     }
-    const batch = await describeAccounts(service.pool, [a1.id, a1Expired.id]);
+    const batch = await service.store.describe([a1.id, a1Expired.id]);
     const prisma = await service.prisma.account.findMany({ where: { id: { in: [a1.id, a1Expired.id] } } });
     const byId = (rows: Account[]) => [...rows].sort((x, y) => x.id.localeCompare(y.id));
     expect(byId(batch)).toStrictEqual(byId(prisma));

@@ -14,8 +14,8 @@ import {
 } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepExpired } from '../src/lifecycle.ts';
-import { sealedTokens } from '../src/vault.ts';
+import { ExpirySweep } from '../src/expiry-sweep.ts';
+import { sealedTokens } from '../src/token-vault.ts';
 
 /**
  * Accounts after connect: the REST surface, refresh against a failing provider, expiry (token
@@ -136,8 +136,9 @@ describe('reading and refreshing accounts', () => {
       `UPDATE accounts SET token_expires_at = now() + interval '1 hour' WHERE id = ANY($1)`,
       [[page.id, ig.id]],
     );
-    const later = { ...stack.accounts.context, now: () => new Date(Date.now() + 2 * 3600_000) };
-    const swept = await Promise.all([sweepExpired(later), sweepExpired(later)]);
+    const { store, workspaces } = stack.accounts;
+    const later = new ExpirySweep(store, workspaces, () => new Date(Date.now() + 2 * 3600_000));
+    const swept = await Promise.all([later.run(), later.run()]);
     expect(swept[0] + swept[1]).toBeGreaterThanOrEqual(2);
     for (const id of [page.id, ig.id]) {
       expect((await call('GET', `/v1/accounts/${id}`)).body.status).toBe('expired');

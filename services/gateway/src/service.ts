@@ -33,8 +33,7 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
     await runtime.consume(bus, CONSUMERS.gatewayWorkspaceDeleted, async ({ workspace }) => {
       await idempotency.forgetWorkspace(workspace);
     });
-    const workspaces = new WorkspaceDirectory(bus, clients.identity);
-    runtime.closeAtEnd('workspaces', () => workspaces.close());
+    const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, clients.identity));
     const metrics = new HttpMetrics(runtime.registry);
     const deps = { config, logger, limiter, idempotency, clients, requestLog, bus, workspaces, metrics };
     const app = buildGateway(deps);

@@ -55,22 +55,21 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   runtime.useDatabase(pool);
   const bus: Bus = await runtime.connectBus(config);
   const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
-  const close = <T extends { close(): unknown }>(name: string, part: T): T => {
-    runtime.closeAtEnd(name, () => part.close());
-    return part;
-  };
   const credential = config.TOKEN_VAULT_CREDENTIAL;
   const accountsClient = createClient(AccountsService, config.ACCOUNTS_GRPC_URL, { credential });
-  const identity = close('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
-  const publishing = close('publishing client', createClient(PublishingService, config.PUBLISHING_GRPC_URL));
-  const workspaces = close('workspaces', new WorkspaceDirectory(bus, identity));
-  const accounts = close(
+  const identity = runtime.owns('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
+  const publishing = runtime.owns(
+    'publishing client',
+    createClient(PublishingService, config.PUBLISHING_GRPC_URL),
+  );
+  const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, identity));
+  const accounts = runtime.owns(
     'accounts',
-    new AccountsDirectory(bus, close('accounts client', accountsClient), logger),
+    new AccountsDirectory(bus, runtime.owns('accounts client', accountsClient), logger),
   );
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
-  const graph = close('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
-  const lookups = close('network lookups', new NetworkLookups(graph, accounts, logger));
+  const graph = runtime.owns('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  const lookups = runtime.owns('network lookups', new NetworkLookups(graph, accounts, logger));
   const events = new InboxEvents(store, workspaces, now);
   const imports = new AccountImports(pool, config.INBOX_RECONCILE_INTERVAL_MS);
   const records = new SendRecords(pool);

@@ -60,22 +60,17 @@ async function openCollaborators(
   const bus = await runtime.connectBus(config);
   const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
   const store = new PostStore(pool, prisma, relay);
-  const workspaces = closing(
-    runtime,
-    'workspaces',
-    new WorkspaceDirectory(bus, identityClient(runtime, config)),
-  );
-  const accounts = closing(
-    runtime,
+  const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, identityClient(runtime, config)));
+  const accounts = runtime.owns(
     'accounts',
     new AccountsDirectory(bus, accountsClient(runtime, config), logger),
   );
-  const storage = closing(runtime, 'media storage', openMediaStorage(config));
+  const storage = runtime.owns('media storage', openMediaStorage(config));
   const files = new MediaFiles(storage, config, logger, now);
   const deps = { files, workspaces, posts: store, config, logger, now };
-  const media = closing(runtime, 'media library', new MediaLibrary(prisma, pool, deps));
+  const media = runtime.owns('media library', new MediaLibrary(prisma, pool, deps));
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
-  const graph = closing(runtime, 'Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  const graph = runtime.owns('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
   return { pool, prisma, bus, store, workspaces, accounts, media, files, graph, logger, now };
 }
 
@@ -108,21 +103,14 @@ async function purgeDeletedWorkspaces(runtime: ServiceRuntime, bus: Bus, { store
 }
 
 function identityClient(runtime: ServiceRuntime, config: PublishingConfig) {
-  return closing(runtime, 'identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
+  return runtime.owns('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
 }
 
 /** Accounts' client, with this service's credential for the token vault. */
 function accountsClient(runtime: ServiceRuntime, config: PublishingConfig) {
   const credential = config.TOKEN_VAULT_CREDENTIAL;
-  return closing(
-    runtime,
+  return runtime.owns(
     'accounts client',
     createClient(AccountsService, config.ACCOUNTS_GRPC_URL, { credential }),
   );
-}
-
-/** Registers what the runtime closes at the end, and answers it. */
-function closing<T extends { close(): unknown }>(runtime: ServiceRuntime, name: string, part: T): T {
-  runtime.closeAtEnd(name, () => part.close());
-  return part;
 }
