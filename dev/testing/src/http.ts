@@ -19,12 +19,32 @@ export function api(baseUrl: string, key?: string) {
   };
 }
 
-/** A port nobody listens on right now (the OS picks it), for a service whose URL must be known first. */
+/**
+ * Where this process hands out ports: a block of its own below the OS's ephemeral range (32768 and
+ * up on Linux), one block per test worker (VITEST_POOL_ID) or process. A port the OS picked for
+ * `listen(0)` could be picked again for another worker's server before ours listens on it; ports
+ * from disjoint blocks that the OS never hands out cannot collide that way.
+ */
+const FIRST_PORT = 10_000;
+const BLOCK = 1_000;
+const BLOCKS = 22;
+const block = Number(process.env.VITEST_POOL_ID ?? process.pid) % BLOCKS;
+let offset = Math.floor(Math.random() * BLOCK);
+
+/** A port nobody listens on right now, for a service whose URL must be known first. */
 export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < BLOCK; tries++) {
+    offset = (offset + 1) % BLOCK;
+    const port = FIRST_PORT + block * BLOCK + offset;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${FIRST_PORT + block * BLOCK}-${FIRST_PORT + (block + 1) * BLOCK - 1}`);
+}
+
+function canListen(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }

@@ -44,7 +44,7 @@ export interface CallContext {
   metadata: grpc.Metadata;
 }
 
-/** A service of the generated descriptors (`IdentityService`, `PostsService`...). */
+/** A service of the generated descriptors (`IdentityService`, `PublishingService`...). */
 export type GrpcService = GenService<GenServiceMethods>;
 
 export type ServiceImplementation<S extends GenService<GenServiceMethods>> = {

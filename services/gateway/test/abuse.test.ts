@@ -85,6 +85,11 @@ async function whileProbing<T>(attack: () => Promise<T>): Promise<{ result: T; s
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
+  // Warm first: what is measured is the attack's effect on a bystander, not a first request's.
+  await Promise.all([
+    fetch(`${gateway}/healthz`),
+    bystander('GET', `/v1/posts?workspace=${bystanderWorkspace}`),
+  ]);
   const probing = probe();
   try {
     const result = await attack();
