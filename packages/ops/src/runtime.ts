@@ -9,26 +9,15 @@ import {
   type RunningConsumer,
 } from '@svc/bus';
 import type { BusConfig, TracingConfig } from '@svc/config';
-import {
-  addService,
-  type GrpcService,
-  grpc,
-  type ServiceImplementation,
-  startGrpcServer,
-} from '@svc/contracts';
+import { addService, type GrpcService, type ServiceImplementation, startGrpcServer } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
 import { BusMetrics } from './bus-metrics.ts';
 import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
+import { newGrpcServer, shutDown } from './grpc-server.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 import { startTracing, type Tracing } from './tracing.ts';
-
-/** What grpc-js's Server offers for stopping. */
-export interface GrpcServer {
-  tryShutdown(callback: (error?: Error) => void): void;
-  forceShutdown(): void;
-}
 
 /** A `pg` pool, as far as the runtime uses it. */
 export interface SqlPool {
@@ -153,18 +142,10 @@ export class ServiceRuntime {
     implementation: ServiceImplementation<S>,
     options: { maxMessageBytes?: number } = {},
   ): Promise<number> {
-    const { maxMessageBytes } = options;
-    const server = new grpc.Server(
-      maxMessageBytes
-        ? {
-            'grpc.max_receive_message_length': maxMessageBytes,
-            'grpc.max_send_message_length': maxMessageBytes,
-          }
-        : {},
-    );
+    const server = newGrpcServer(options.maxMessageBytes);
     addService(server, service, implementation, this.logger, this.grpcMetrics());
     const port = await startGrpcServer(server, address);
-    this.grpc(server);
+    this.intake('gRPC server', () => shutDown(server, GRPC_GRACE_MS));
     this.logger.info({ port }, `${this.service} gRPC server listening`);
     return port;
   }
@@ -230,11 +211,6 @@ export class ServiceRuntime {
   grpcMetrics(): (call: GrpcCall) => void {
     this.grpcCalls ??= grpcServerMetrics(this.registry);
     return this.grpcCalls;
-  }
-
-  /** A started gRPC server: stops taking calls at stop, then waits for those in flight. */
-  grpc(server: GrpcServer, graceMs = GRPC_GRACE_MS): this {
-    return this.intake('gRPC server', () => shutDown(server, graceMs));
   }
 
   /** Anything else that takes work from outside; `stop` refuses new work and finishes the rest. */
@@ -315,16 +291,4 @@ export class ServiceRuntime {
 async function finishJob(job: PeriodicJob, runAtStop: boolean): Promise<void> {
   await job.finish();
   if (runAtStop) await job.run();
-}
-
-/** Graceful, then forced once the grace is over (a stream that never ends would hold it forever). */
-function shutDown(server: GrpcServer, graceMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const force = setTimeout(() => server.forceShutdown(), graceMs);
-    force.unref();
-    server.tryShutdown(() => {
-      clearTimeout(force);
-      resolve();
-    });
-  });
 }
