@@ -452,6 +452,14 @@ describe('fuzz', () => {
       one('rest', 'POST', '/v1/workspaces', keys.partner, '{"name":"a\\u0000b"}'),
       one('rest', 'POST', '/v1/workspaces', keys.partner, '{"name":"n","settings":{"k\\u0000":1}}'),
       one('rest', 'GET', '/v1/posts?external_ref=%00', keys.partner),
+      // A lone surrogate (half a UTF-16 pair), which jsonb refuses, was a 500 from identity.
+      one(
+        'rest',
+        'PATCH',
+        `/v1/workspaces/${known.ids.ws?.[0]}`,
+        keys.partner,
+        '{"settings":{"k":"\\ud800"}}',
+      ),
       // The hosted pages answered 500 to a repeated query parameter and to Fastify's own refusals.
       one('connect', 'GET', '/connect/oauth/callback?state=1&state=1'),
       one('connect', 'POST', '/connect/oauth/pages', undefined, '{"__proto__":""}'),

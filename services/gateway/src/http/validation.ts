@@ -38,18 +38,19 @@ export function parseInput<T>(
 const MAX_DEPTH = 64;
 
 /**
- * Refuses what no service can store, naming where it is: a NUL character (U+0000) in any string
- * or key, which Postgres text and jsonb cannot hold (a 500 from the service that tried, found by
- * test/fuzz.test.ts), and a value nested deeper than MAX_DEPTH.
+ * Refuses what no service can store, naming where it is: a NUL character (U+0000) or a lone
+ * surrogate (half of a UTF-16 pair, which jsonb refuses as `\ud800`) in any string or key, which
+ * Postgres cannot hold (a 500 from the service that tried, found by test/fuzz.test.ts), and a
+ * value nested deeper than MAX_DEPTH. Also checked on a whole MCP message before the SDK reads it.
  */
-function refuseUnstorable(input: unknown, part: 'query' | 'body'): void {
+export function refuseUnstorable(input: unknown, part: 'query' | 'body'): void {
   // Iterative, depth-first: walking a deep value must not itself overflow the stack.
   const pending: [value: unknown, path: string[]][] = [[input, []]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
     const field = () => path.join('.') || part;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw holdsNul(field());
+      if (!storableText(value)) throw holdsUnstorable(field());
       continue;
     }
     if (!isContainer(value)) continue;
@@ -60,14 +61,20 @@ function refuseUnstorable(input: unknown, part: 'query' | 'body'): void {
       });
     }
     for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) throw holdsNul(field());
+      if (!storableText(key)) throw holdsUnstorable(field());
       pending.push([child, [...path, key]]);
     }
   }
 }
 
-const holdsNul = (field: string) =>
-  new ServiceError('validation_error', `${field} contains a NUL character (U+0000)`, { field });
+const storableText = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+
+const holdsUnstorable = (field: string) =>
+  new ServiceError(
+    'validation_error',
+    `${field} contains a NUL character (U+0000) or a lone surrogate (not valid Unicode)`,
+    { field },
+  );
 
 /** Arrays and plain objects (what JSON and query parsing make), not buffers or class instances. */
 function isContainer(value: unknown): value is object {

@@ -13,6 +13,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Limiter } from '../auth/limiter.ts';
 import type { ServiceClients } from '../clients.ts';
 import type { Idempotency } from '../http/idempotency.ts';
+import { refuseUnstorable } from '../http/validation.ts';
 import type { AnyOperation } from '../operations/operation.ts';
 import { type McpCaller, mcpWorkspaceBinding } from './auth.ts';
 import { BatchBudget } from './batch-budget.ts';
@@ -97,6 +98,8 @@ export function mcpRoutes(deps: McpDeps): FastifyPluginAsync {
         handler: async (request, reply) => {
           const caller = request.mcpCaller;
           if (!caller) throw errors.unauthorized();
+          // Bounded before the SDK walks it (a message nested thousands deep overflowed its stack).
+          if (request.body !== undefined) refuseUnstorable(request.body, 'body');
           const authInfo = authInfoOf(caller, needsOf(request.body, tools, byName));
           if (isLegacy(request)) {
             const budget = await BatchBudget.charge(request.body, caller, deps.limiter);
