@@ -18,6 +18,7 @@ import { registerGraphNodes } from './nodes.ts';
 import { registerOauth } from './oauth.ts';
 import { parseForm } from './params.ts';
 import { registerPublicPages } from './public-pages.ts';
+import { addUsageHeaders, runConfigRefusal } from './run-conditions.ts';
 import { World } from './world.ts';
 
 const GRAPH_VERSION = 'v25.0';
@@ -27,9 +28,6 @@ export function stripVersion(url: string): string {
   const stripped = url.replace(/^\/v\d+(?:\.\d+)?(?=[/?]|$)/, '');
   return stripped === '' || stripped.startsWith('?') ? `/${stripped}` : stripped;
 }
-
-/** The usage header of an ordinary call; rate-limit faults send their own. */
-const APP_USAGE = JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 });
 
 /** Headers graph.facebook.com sends with every answer (facts §0.3). */
 function graphHeaders(traceId: string) {
@@ -109,15 +107,24 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
     req.traceId = world.ids.traceId();
     done();
   });
-  // Faults run after body parsing so a faulted POST still consumes its body cleanly.
+  // Faults run after body parsing so a faulted POST still consumes its body cleanly. An outage or
+  // a throttle (POST /__sandbox/config) comes first: the call never reaches a fault.
   app.addHook('preHandler', (req, reply, done) => {
-    if (world.store.faults.length === 0 || !isGraphPath(req.url)) return done();
+    const { faults, runConfig } = world.store;
+    const idle = faults.length === 0 && !runConfig.outage && !runConfig.throttle;
+    if (idle || !isGraphPath(req.url)) return done();
+    const refusal = runConfigRefusal(runConfig, req.url);
+    if (refusal) {
+      reply.headers(refusal.headers);
+      return done(refusal.failure);
+    }
+    if (faults.length === 0) return done();
     applyFaults(world, req, reply, req.traceId).then(() => done(), done);
   });
   app.addHook('onSend', (req, reply, payload, done) => {
     if (isGraphPath(req.url)) {
       reply.headers(graphHeaders(req.traceId));
-      if (!reply.hasHeader('x-app-usage')) reply.header('x-app-usage', APP_USAGE);
+      addUsageHeaders(reply, world.store.runConfig, req.url);
     }
     done(null, payload);
   });

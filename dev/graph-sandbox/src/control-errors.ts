@@ -19,3 +19,9 @@ export function parseBody<T extends z.ZodType>(schema: T, body: unknown): z.infe
     );
   return result.data;
 }
+
+/** The control route's target, or a 404 naming what is missing. */
+export function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new ControlError(404, `${what} not found`);
+  return value;
+}

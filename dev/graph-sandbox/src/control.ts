@@ -1,13 +1,17 @@
 import { z } from '@svc/config';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ATTACHMENT_TYPES, inboundAttachment } from './attachments.ts';
-import { ControlError, parseBody } from './control-errors.ts';
-import { registerEventKinds } from './event-kinds.ts';
+import { personBody } from './control-bodies.ts';
+import { ControlError, need, parseBody } from './control-errors.ts';
 import { messagingEvent } from './events.ts';
 import { registerFaultRoutes } from './faults.ts';
+import { registerFeedChanges } from './feed-changes.ts';
 import { addComment, checkParent } from './graph/comments.ts';
 import { GraphFailure } from './graph-errors.ts';
+import { registerMessageKinds } from './message-kinds.ts';
+import { registerMessagingEvents } from './messaging-events.ts';
 import { publishedLog } from './published.ts';
+import { registerRunConfig } from './run-config.ts';
 import type { Platform } from './store.ts';
 import { addMessage, conversationFor, participantFor } from './threads.ts';
 import { deauthorizeUser, invalidateUserTokens } from './tokens.ts';
@@ -25,13 +29,6 @@ const userBody = z.object({
     )
     .default([]),
 });
-const fromSchema = z
-  .object({
-    id: z.string().regex(/^\d+$/).optional(),
-    username: z.string().min(1).optional(),
-    name: z.string().min(1).optional(),
-  })
-  .default({});
 const attachmentSchema = z.object({
   type: z.enum(ATTACHMENT_TYPES),
   url: z.url({ protocol: /^https?$/ }),
@@ -43,7 +40,7 @@ const attachmentSchema = z.object({
 const textOrFiles = { message: 'give text, attachments or both' };
 const dmBody = z
   .object({
-    from: fromSchema,
+    from: personBody,
     text: z.string().min(1).optional(),
     attachments: z.array(attachmentSchema).max(10).default([]),
   })
@@ -56,16 +53,12 @@ const appMessageBody = z
   })
   .refine((b) => b.text !== undefined || b.attachments.length > 0, textOrFiles);
 const commentBody = z.object({
-  from: fromSchema,
+  from: personBody,
   text: z.string().min(1),
   parent_id: z.string().min(1).optional(),
 });
 const replayBody = z.object({ times: z.number().int().min(1).max(1000).default(1) });
-
-function need<T>(value: T | undefined, what: string): T {
-  if (value === undefined) throw new ControlError(404, `${what} not found`);
-  return value;
-}
+const rawBody = z.object({ body: z.record(z.string(), z.unknown()) });
 
 async function inboundDm(world: World, platform: Platform, accountId: string, body: unknown) {
   const { from, text, attachments } = parseBody(dmBody, body);
@@ -179,11 +172,19 @@ export function registerControl(app: FastifyInstance, world: World): void {
   });
 
   registerFaultRoutes(app, world);
-  registerEventKinds(app, world);
+  registerRunConfig(app, world);
+  registerMessageKinds(app, world);
+  registerMessagingEvents(app, world);
+  registerFeedChanges(app, world);
 
   app.get('/__sandbox/published', () => ({ data: publishedLog(world) }));
   app.get('/__sandbox/sent', () => ({ data: s().sent }));
   app.get('/__sandbox/webhooks', () => ({ data: s().webhookAttempts }));
+  // Any JSON body, encoded and signed as Meta does (for an account nobody connected, say).
+  app.post('/__sandbox/webhooks/raw', async (req) => {
+    const { body } = parseBody(rawBody, req.body);
+    return { webhook: await world.webhooks.sendEvent(body) };
+  });
   app.post<{ Params: { id: string } }>('/__sandbox/webhooks/:id/replay', async (req) => {
     const { times } = parseBody(replayBody, req.body);
     const delivery = need(s().deliveries.get(req.params.id), 'delivery');

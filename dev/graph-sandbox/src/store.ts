@@ -1,5 +1,7 @@
 /** The sandbox's whole state, in memory. `POST /__sandbox/reset` replaces it with a fresh one. */
 
+import type { RunConfig } from './run-config.ts';
+
 export type Platform = 'instagram' | 'messenger';
 
 export interface User {
@@ -251,6 +253,8 @@ export class Store {
   comments = new Map<string, Comment>();
   sent: SentRecord[] = [];
   faults: Fault[] = [];
+  /** Conditions set with `POST /__sandbox/config` (usage headers, throttle, outage). */
+  runConfig: RunConfig = {};
   webhookAttempts: WebhookAttempt[] = [];
   deliveries = new Map<string, Delivery>();
   webhookHolds: WebhookHold[] = [];

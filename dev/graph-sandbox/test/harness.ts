@@ -5,7 +5,8 @@ import { type RunningSandbox, type SandboxConfig, sandboxConfig, startSandbox } 
 /**
  * The sandbox in-process on port 0, a small "internet" beside it (image files the sandbox
  * downloads, a webhook receiver that keeps the raw bytes) and plain-HTTP helpers for Graph and
- * control calls. The sandbox's tests do not use @svc/graph-client: they check the wire itself.
+ * control calls. These tests do not use @svc/graph-client: they check the wire itself (the
+ * client's contract tests, in graph-client/, have a harness of their own).
  */
 const APP_SECRET = 'sandbox-test-app-secret-0123456789';
 

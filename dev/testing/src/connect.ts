@@ -103,6 +103,30 @@ export async function connectThroughLink(
   return open(await consent(stack, dialog, answer));
 }
 
+/**
+ * A workspace with a Page and its linked Instagram account, connected through a connect link by
+ * a new sandbox user; answers their account records (with `platform_id`, the network's id).
+ */
+export async function workspaceWithAccounts(
+  stack: WithSandbox & { sandboxControl: SandboxControl },
+  call: ReturnType<typeof api>,
+  names: { page: string; username: string } = { page: 'Acme Bakery', username: 'acme' },
+) {
+  const workspace = (await call('POST', '/v1/workspaces', { name: names.page })).body.id as string;
+  const user = await createUser(stack, [{ name: names.page, instagram: { username: names.username } }]);
+  const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
+  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
+  const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
+    id: string;
+    network: string;
+    platform_id: string;
+  }[];
+  const ig = accounts.find((a) => a.network === 'photo_network');
+  const page = accounts.find((a) => a.network === 'page_network');
+  if (!ig || !page) throw new Error('accounts not connected');
+  return { workspace, user, ig, page };
+}
+
 /** Every event published on this stack's EVENTS stream, in order, as it arrives. */
 export async function recordEvents(prefix: string) {
   const logger = createLogger('test-recorder', { level: 'silent' });

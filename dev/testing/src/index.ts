@@ -10,6 +10,7 @@ export {
   seen,
   start,
   trackedApi,
+  workspaceWithAccounts,
 } from './connect.ts';
 export { CookieJar } from './cookie-jar.ts';
 export { adminQuery, testDatabaseUrl } from './database.ts';

@@ -112,6 +112,8 @@ const publishJob = z.object({
   post_id: z.string().min(1),
   account_id: z.string().min(1),
   attempt: z.number().int().positive(),
+  /** A job queued again after a deferral: that deferral's time (epoch ms), so its key is new. */
+  resumes: z.number().int().positive().optional(),
 });
 export type PublishJob = z.infer<typeof publishJob>;
 
@@ -170,7 +172,8 @@ export const SUBJECTS = {
     // Publishing waits on the network, not on CPU; a job runs for minutes at most and its
     // handler's heartbeat keeps a live one from redelivery.
     settings: { ackWaitMs: 30_000, concurrency: 16, ...RETRIES },
-    jobKey: (job: PublishJob) => `${job.post_id}_${job.account_id}_${job.attempt}`,
+    jobKey: (job: PublishJob) =>
+      `${job.post_id}_${job.account_id}_${job.attempt}${job.resumes ? `_${job.resumes}` : ''}`,
   } satisfies JobSubject<PublishJob>,
 } as const;
 

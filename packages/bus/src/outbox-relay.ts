@@ -127,16 +127,16 @@ export class OutboxRelay {
         id: string;
         subject: string;
         payload: unknown;
-        request_id: string | null;
+        requestId: string | null;
       }>({
         name: `outbox_claim_${schema}`,
         text: `UPDATE "${schema}".outbox SET published_at = now()
                 WHERE id IN (SELECT id FROM "${schema}".outbox WHERE published_at IS NULL
                               ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING id, subject, payload, request_id`,
+            RETURNING id, subject, payload, request_id AS "requestId"`,
         values: [batchSize],
       });
-      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.request_id)));
+      await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.requestId)));
       return rows.length;
     });
   }

@@ -105,3 +105,5 @@ export const visibleTo = (caller: Caller) => ({
 /** The same scope as `visibleTo`, checked on an object already in memory. */
 export const inScope = (caller: Caller, owned: { partnerId: string; workspaceId: string }): boolean =>
   owned.partnerId === caller.partnerId && (!caller.workspaceId || owned.workspaceId === caller.workspaceId);
+
+export { type Fields, prefixedFields, selectList } from './columns.ts';

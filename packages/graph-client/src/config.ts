@@ -1,4 +1,6 @@
 import { type Env, envInt, parseConfig, z } from '@svc/config';
+import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.ts';
+import type { GraphCallObserver } from './transport.ts';
 
 /** The Graph API version this client is written against (facts page: v25.0, released 2026-02-18). */
 export const DEFAULT_GRAPH_API_VERSION = 'v25.0';
@@ -18,6 +20,11 @@ export const graphClientEnv = {
   GRAPH_API_TIMEOUT_MS: envInt(20_000, { min: 1 }),
   GRAPH_API_MAX_ATTEMPTS: envInt(3, { min: 1, max: 10 }),
   GRAPH_API_RETRY_BASE_MS: envInt(500, { min: 0 }),
+  // Meta counts as down after this many 5xx or unanswered calls in a row; calls then pause for
+  // the cooldown, doubling while it stays down (see OutageBreaker).
+  GRAPH_API_BREAKER_FAILURES: envInt(DEFAULT_BREAKER.failures, { min: 1 }),
+  GRAPH_API_BREAKER_COOLDOWN_MS: envInt(DEFAULT_BREAKER.cooldownMs, { min: 1 }),
+  GRAPH_API_BREAKER_MAX_COOLDOWN_MS: envInt(DEFAULT_BREAKER.maxCooldownMs, { min: 1 }),
 };
 
 export const graphClientEnvSchema = z.object(graphClientEnv);
@@ -44,6 +51,10 @@ export interface GraphClientConfig {
   sleep?: (ms: number) => Promise<void>;
   /** Jitter source in [0, 1); injectable for deterministic tests. */
   random?: () => number;
+  /** When Meta counts as down and for how long calls pause (DEFAULT_BREAKER when absent). */
+  breaker?: BreakerPolicy;
+  /** Counts calls and usage on the service's `/metrics`. */
+  observer?: GraphCallObserver;
 }
 
 export function graphClientConfigFromEnv(
@@ -61,6 +72,11 @@ export function graphClientConfigFromEnv(
       maxAttempts: env.GRAPH_API_MAX_ATTEMPTS,
       baseDelayMs: env.GRAPH_API_RETRY_BASE_MS,
       maxDelayMs: 10_000,
+    },
+    breaker: {
+      failures: env.GRAPH_API_BREAKER_FAILURES,
+      cooldownMs: env.GRAPH_API_BREAKER_COOLDOWN_MS,
+      maxCooldownMs: env.GRAPH_API_BREAKER_MAX_COOLDOWN_MS,
     },
   };
 }

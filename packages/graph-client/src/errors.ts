@@ -16,7 +16,8 @@ export type GraphErrorKind =
   | 'transient' // is_transient, or code 1/2 on a 5xx: retried, then surfaced
   | 'invalid_request' // anything else Meta refused
   | 'timeout' // no answer within the configured time
-  | 'network'; // no HTTP answer at all, or one that is not Graph JSON
+  | 'network' // no HTTP answer at all, or one that is not Graph JSON
+  | 'unavailable'; // not sent: the app's breaker is open while Meta is down (see OutageBreaker)
 
 /**
  * - `expired`: the token's time ran out (463; 493 data access expired) → account `expired`.
@@ -73,6 +74,8 @@ export class GraphApiError extends ServiceError {
       userTitle?: string | null;
       userMessage?: string | null;
       usage?: GraphUsage | null;
+      /** When the call may be tried again (epoch ms), when that is known before any answer. */
+      retryAt?: number;
       cause?: unknown;
     } = {},
   ) {
@@ -95,6 +98,24 @@ export class GraphApiError extends ServiceError {
 
   get retryable(): boolean {
     return this.kind === 'transient';
+  }
+
+  /** When the answer came (or the call was refused unsent). */
+  readonly at = Date.now();
+
+  /**
+   * When Meta said access comes back (a rate limit's `estimated_time_to_regain_access`), or when
+   * the breaker lets calls through again; null when nobody said.
+   */
+  get retryAt(): Date | null {
+    if (this.extra.retryAt !== undefined) return new Date(this.extra.retryAt);
+    const seconds = this.usage?.retryAfterSeconds;
+    return seconds ? new Date(this.at + seconds * 1000) : null;
+  }
+
+  /** Meta is down or did not answer: the call may work later, nothing says the request was wrong. */
+  get outage(): boolean {
+    return ['transient', 'timeout', 'network', 'unavailable'].includes(this.kind);
   }
 }
 
@@ -120,12 +141,12 @@ function parseJsonHeader(value: string | null): unknown {
   }
 }
 
-/** Reads `x-app-usage` and `x-business-use-case-usage` (facts §8.2); header names are case-insensitive. */
 /** What the error mapping reads of an answer's headers (a fetch `Headers` qualifies). */
 export interface HeaderReader {
   get(name: string): string | null;
 }
 
+/** Reads `x-app-usage` and `x-business-use-case-usage` (facts §8.2); header names are case-insensitive. */
 export function readUsage(headers: HeaderReader): GraphUsage | null {
   const app = parseJsonHeader(headers.get('x-app-usage')) as Record<string, number> | null;
   const buc = parseJsonHeader(headers.get('x-business-use-case-usage')) as Record<
@@ -161,11 +182,10 @@ export function fromMetaError(e: MetaErrorObject, status: number, headers: Heade
   );
 }
 
-export function transportError(kind: 'timeout' | 'network', message: string, cause?: unknown): GraphApiError {
-  return new GraphApiError(
-    message,
-    kind,
-    { code: null, subcode: null, type: kind, fbtrace_id: null },
-    { cause },
-  );
+export function transportError(
+  kind: 'timeout' | 'network' | 'unavailable' | 'rate_limit',
+  message: string,
+  extra: { cause?: unknown; retryAt?: number } = {},
+): GraphApiError {
+  return new GraphApiError(message, kind, { code: null, subcode: null, type: kind, fbtrace_id: null }, extra);
 }

@@ -1,3 +1,4 @@
+export { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.ts';
 export { GraphClient } from './client.ts';
 export {
   DEFAULT_GRAPH_API_VERSION,
@@ -37,7 +38,7 @@ export type {
   SendResult,
   TokenResponse,
 } from './shapes.ts';
-export { type GraphRequest, GraphTransport } from './transport.ts';
+export { type GraphCallObserver, type GraphRequest, GraphTransport } from './transport.ts';
 export { type MetaWebhookBody, readWebhookBody } from './webhook-body.ts';
 export {
   answerVerificationChallenge,

@@ -2,14 +2,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { hmacSha256Hex } from '@svc/crypto';
 import { Deadline, describeNetworkError } from '@svc/net';
 import { Agent, request as httpRequest } from 'undici';
+import { OutageBreaker } from './breaker.ts';
 import type { GraphClientConfig } from './config.ts';
 import {
   fromMetaError,
   type GraphApiError,
   type HeaderReader,
   type MetaErrorObject,
+  readUsage,
   transportError,
 } from './errors.ts';
+import { CallPacing } from './pacing.ts';
 
 export type Scalar = string | number | boolean | undefined;
 
@@ -30,12 +33,28 @@ export interface GraphRequest {
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** HTTP to Graph with timeouts, transient-only retries with exponential backoff, and one error mapping. */
+/**
+ * What `/metrics` learns of Graph calls: each call's endpoint (ids replaced by `{id}`), outcome
+ * (`ok` or the error's kind) and duration, and the usage percentages after each answer.
+ */
+export interface GraphCallObserver {
+  called(endpoint: string, outcome: string, seconds: number): void;
+  usage(percent: { app: number; business: number }): void;
+}
+
+/**
+ * HTTP to Graph with timeouts, transient-only retries with exponential backoff, one error mapping,
+ * pacing by Meta's usage headers and a breaker for Meta's outages (one app per client).
+ */
 export class GraphTransport {
   /** Keep-alive connections, shared by this client's calls. */
   private readonly agent = new Agent();
+  readonly pacing = new CallPacing();
+  private readonly breaker: OutageBreaker;
 
-  constructor(readonly config: GraphClientConfig) {}
+  constructor(readonly config: GraphClientConfig) {
+    this.breaker = new OutageBreaker(config.breaker);
+  }
 
   /** Closes the kept-alive connections. */
   async close(): Promise<void> {
@@ -46,7 +65,7 @@ export class GraphTransport {
     const { maxAttempts } = this.config.retry;
     const idempotent = request.idempotent ?? request.method === 'GET';
     for (let attempt = 1; ; attempt++) {
-      const outcome = await this.once(request);
+      const outcome = await this.paced(request);
       if (outcome.ok) return outcome.body as T;
       const error = outcome.error;
       const noAnswer = error.kind === 'timeout' || error.kind === 'network';
@@ -54,6 +73,32 @@ export class GraphTransport {
       if (!retry || attempt >= maxAttempts) throw error;
       await (this.config.sleep ?? defaultSleep)(this.backoff(attempt));
     }
+  }
+
+  /**
+   * One call as Meta's limits allow: not sent while its business object is throttled or the
+   * breaker is open (the error says when to try again), sent after the wait its usage asks for.
+   */
+  private async paced(request: GraphRequest): Promise<Outcome> {
+    const sleep = this.config.sleep ?? defaultSleep;
+    const pace = this.pacing.before(request.path.split('/')[1], Date.now());
+    if ('throttledUntil' in pace)
+      return refused('rate_limit', request, pace.throttledUntil, 'the network limits calls for this account');
+    if (pace.waitMs > 0) await sleep(pace.waitMs);
+    const admitted = this.breaker.admit(Date.now());
+    if ('retryAt' in admitted)
+      return refused('unavailable', request, admitted.retryAt, 'the network has been failing; calls paused');
+    const started = performance.now();
+    const outcome = await this.once(request);
+    const down = !outcome.ok && isOutage(outcome.error);
+    if (down) this.breaker.failed(Date.now(), admitted.probe);
+    else this.breaker.succeeded();
+    this.config.observer?.called(
+      endpointOf(request),
+      outcome.ok ? 'ok' : outcome.error.kind,
+      (performance.now() - started) / 1000,
+    );
+    return outcome;
   }
 
   /** Exponential backoff with jitter in [50%, 100%] of the step, capped. */
@@ -79,9 +124,7 @@ export class GraphTransport {
     return hmacSha256Hex(this.config.appSecret, token);
   }
 
-  private async once(
-    request: GraphRequest,
-  ): Promise<{ ok: true; body: unknown } | { ok: false; error: GraphApiError }> {
+  private async once(request: GraphRequest): Promise<Outcome> {
     const { url, headers, body } = this.httpRequestOf(request);
     const label = `${request.method} ${request.path}`;
     let answer: { status: number; headers: HeaderReader; text: string };
@@ -103,17 +146,19 @@ export class GraphTransport {
         ? transportError(
             'timeout',
             `Graph API did not answer within ${this.config.timeoutMs} ms (${label})`,
-            cause,
+            {
+              cause,
+            },
           )
-        : transportError(
-            'network',
-            `Graph API unreachable (${label}): ${describeNetworkError(cause)}`,
+        : transportError('network', `Graph API unreachable (${label}): ${describeNetworkError(cause)}`, {
             cause,
-          );
+          });
       return { ok: false, error };
     } finally {
       deadline.clear();
     }
+    this.pacing.record(readUsage(answer.headers), Date.now());
+    this.config.observer?.usage(this.pacing.percentages());
     return this.read(answer, label);
   }
 
@@ -144,10 +189,7 @@ export class GraphTransport {
     return { url: this.url(request.path, query), headers, body };
   }
 
-  private read(
-    res: { status: number; headers: HeaderReader; text: string },
-    label: string,
-  ): { ok: true; body: unknown } | { ok: false; error: GraphApiError } {
+  private read(res: { status: number; headers: HeaderReader; text: string }, label: string): Outcome {
     let parsed: unknown;
     try {
       parsed = JSON.parse(res.text);
@@ -164,7 +206,9 @@ export class GraphTransport {
               res.status,
               res.headers,
             )
-          : transportError('network', `Graph API answered HTTP ${res.status} without JSON (${label})`, cause);
+          : transportError('network', `Graph API answered HTTP ${res.status} without JSON (${label})`, {
+              cause,
+            });
       return { ok: false, error };
     }
     const errorObject =
@@ -183,6 +227,33 @@ export class GraphTransport {
     return { ok: true, body: parsed };
   }
 }
+
+type Outcome = { ok: true; body: unknown } | { ok: false; error: GraphApiError };
+
+/** A call not sent: its account is throttled, or the breaker is open, until `retryAt`. */
+function refused(
+  kind: 'rate_limit' | 'unavailable',
+  request: GraphRequest,
+  retryAt: number,
+  why: string,
+): Outcome {
+  const message = `${why} until ${new Date(retryAt).toISOString()} (${endpointOf(request)} not sent)`;
+  return { ok: false, error: transportError(kind, message, { retryAt }) };
+}
+
+/** Answers that say Meta is down (not that the request was wrong): they count towards the breaker. */
+const isOutage = (error: GraphApiError) =>
+  error.kind === 'transient' ||
+  error.kind === 'timeout' ||
+  error.kind === 'network' ||
+  (error.extra.providerStatus ?? 0) >= 500;
+
+/** The call's endpoint for metrics: every path segment holding a digit is an id. */
+const endpointOf = (request: GraphRequest) =>
+  `${request.method} ${request.path
+    .split('/')
+    .map((segment) => (/\d/.test(segment) ? '{id}' : segment))
+    .join('/')}`;
 
 function headerReader(headers: IncomingHttpHeaders): HeaderReader {
   return {

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@svc/logging';
 export { Counter, Histogram, Registry } from 'prom-client';
 export { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 export { PeriodicJob } from './periodic-job.ts';
-export { ServiceRuntime, type SqlPool } from './runtime.ts';
+export { ServiceRuntime } from './runtime.ts';
 
 /**
  * A service's `main`: load config (exits with one line on a bad variable), start, and stop

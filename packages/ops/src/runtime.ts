@@ -5,7 +5,7 @@ import {
   consume,
   type DurableConsumer,
   type JsMsg,
-  type OutboxRelay,
+  OutboxRelay,
   type RunningConsumer,
 } from '@svc/bus';
 import type { BusConfig, TracingConfig } from '@svc/config';
@@ -13,17 +13,15 @@ import { addService, type GrpcService, type ServiceImplementation, startGrpcServ
 import type { Logger } from '@svc/logging';
 import { Registry } from 'prom-client';
 import { BusMetrics } from './bus-metrics.ts';
+import { graphCallMetrics } from './graph-metrics.ts';
 import { type GrpcCall, grpcServerMetrics } from './grpc-metrics.ts';
 import { newGrpcServer, shutDown } from './grpc-server.ts';
 import { type OpsServer, type ReadinessCheck, readiness, startOpsServer } from './ops-server.ts';
 import { PeriodicJob } from './periodic-job.ts';
 import { startTracing, type Tracing } from './tracing.ts';
 
-/** A `pg` pool, as far as the runtime uses it. */
-export interface SqlPool {
-  query(sql: string): Promise<unknown>;
-  end(): Promise<void>;
-}
+/** The service's `pg` pool (the outbox relay's type: the kit keeps one `pg`). */
+type SqlPool = ConstructorParameters<typeof OutboxRelay>[0];
 
 interface Step {
   name: string;
@@ -91,11 +89,6 @@ export class ServiceRuntime {
       await runtime.stop();
       throw error;
     }
-  }
-
-  /** Whether this service records and exports spans (the OpenTelemetry SDK is loaded only then). */
-  get tracing(): boolean {
-    return this.tracer !== undefined;
   }
 
   /** True from the moment `stop()` is called. */
@@ -196,8 +189,12 @@ export class ServiceRuntime {
     return this;
   }
 
-  /** Starts the outbox relay, purges its published rows hourly, and stops it after work in flight. */
-  outbox(relay: OutboxRelay): OutboxRelay {
+  /**
+   * The relay of the outbox in `schema`: started now, its published rows purged hourly, stopped
+   * after work in flight.
+   */
+  outbox(pool: SqlPool, bus: Bus, schema: string): OutboxRelay {
+    const relay = new OutboxRelay(pool, bus, this.logger, { schema });
     relay.start();
     this.relay = relay;
     this.busMetrics.watchOutbox(relay);
@@ -205,7 +202,14 @@ export class ServiceRuntime {
     return relay;
   }
 
+  private graphCalls: ReturnType<typeof graphCallMetrics> | undefined;
   private grpcCalls: ((call: GrpcCall) => void) | undefined;
+
+  /** Counts the service's Graph API calls and Meta's usage on `/metrics` (the Graph client's observer). */
+  graphMetrics(): ReturnType<typeof graphCallMetrics> {
+    this.graphCalls ??= graphCallMetrics(this.registry);
+    return this.graphCalls;
+  }
 
   /** Counts a gRPC server's calls on `/metrics` (`addService`'s observer; one set per service). */
   grpcMetrics(): (call: GrpcCall) => void {

@@ -1,15 +1,35 @@
-import type { Caller } from '@svc/db';
+import { type Caller, type Fields, selectList } from '@svc/db';
 import type { Account, Prisma } from './generated/prisma/client.ts';
 
 /**
  * The hot reads (once per post target, once per publish) run as named prepared statements on the
  * pool instead of Prisma: Prisma compiles each query anew, which cost most of this service's CPU.
+ * They return the `Account` model's fields by name (`selectList`), as Prisma would.
  * Their scope predicate is `visibleTo` in SQL: the partner's accounts, and for a workspace caller
  * (`$3` not null) only that workspace's.
  */
-const ACCOUNT_COLUMNS = `id, partner_id, workspace_id, network, platform_id, username, display_name, avatar_url,
-       page_id, status, last_error, scopes, token, token_expires_at, provider_user_id, connected_at,
-       created_at, updated_at`;
+const ACCOUNT_FIELDS: Fields<Account> = {
+  id: true,
+  partnerId: true,
+  workspaceId: true,
+  network: true,
+  platformId: true,
+  username: true,
+  displayName: true,
+  avatarUrl: true,
+  pageId: true,
+  status: true,
+  lastError: true,
+  // Prisma answers a list column's NULL as an empty list; these reads answer the same.
+  scopes: `coalesce(scopes, '{}')`,
+  token: true,
+  tokenExpiresAt: true,
+  providerUserId: true,
+  connectedAt: true,
+  createdAt: true,
+  updatedAt: true,
+};
+const ACCOUNT_COLUMNS = selectList(ACCOUNT_FIELDS);
 
 export const GET_ACCOUNT_BY_ID = {
   name: 'accounts_get_account_by_id',
@@ -29,30 +49,6 @@ export const GET_ACCOUNTS_BY_ID = {
 
 /** `$2, $3` of GET_VISIBLE_ACCOUNT: the caller's partner, and its workspace if it has one. */
 export const scopeValues = (caller: Caller) => [caller.partnerId, caller.workspaceId || null];
-
-/** An `accounts` row as pg returns it, mapped to the same value Prisma's `Account` model gives. */
-export function accountFromRow(row: Record<string, unknown>): Account {
-  return {
-    id: row.id as string,
-    partnerId: row.partner_id as string,
-    workspaceId: row.workspace_id as string,
-    network: row.network as string,
-    platformId: row.platform_id as string,
-    username: row.username as string,
-    displayName: row.display_name as string,
-    avatarUrl: row.avatar_url as string,
-    pageId: row.page_id as string,
-    status: row.status as string,
-    lastError: row.last_error as string | null,
-    scopes: (row.scopes as string[] | null) ?? [],
-    token: row.token as string | null,
-    tokenExpiresAt: row.token_expires_at as Date | null,
-    providerUserId: row.provider_user_id as string | null,
-    connectedAt: row.connected_at as Date,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  };
-}
 
 /**
  * The account's row, locked until the transaction ends: the change made next is the only one

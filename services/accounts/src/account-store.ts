@@ -5,7 +5,6 @@ import { newId } from '@svc/ids';
 import type pg from 'pg';
 import { accountEvent, changeEvents } from './account-events.ts';
 import {
-  accountFromRow,
   GET_ACCOUNT_BY_ID,
   GET_ACCOUNTS_BY_ID,
   GET_VISIBLE_ACCOUNT,
@@ -16,8 +15,6 @@ import { disconnectedSnapshot } from './account-view.ts';
 import type { ConnectCandidate } from './connect-candidates.ts';
 import type { Db } from './db.ts';
 import type { Account, ConnectLink, Prisma } from './generated/prisma/client.ts';
-
-type Row = Record<string, unknown>;
 
 /** The statuses in which an account works, or could once its grant is fixed. */
 const LIVE_STATUSES = ['active', 'error'];
@@ -45,21 +42,21 @@ export class AccountStore {
   /** An account of the caller's scope; another partner's or workspace's is not_found, not forbidden. */
   async visible(caller: Caller, id: string): Promise<Account> {
     const values = [id, ...scopeValues(caller)];
-    const { rows } = await this.pool.query<Row>({ ...GET_VISIBLE_ACCOUNT, values });
-    return accountFromRow(found(rows[0], 'account'));
+    const { rows } = await this.pool.query<Account>({ ...GET_VISIBLE_ACCOUNT, values });
+    return found(rows[0], 'account');
   }
 
   /** Accounts by id or network id whatever their scope, for services that check the scope themselves. */
   async describe(ids: string[], platformIds: string[] = []): Promise<Account[]> {
     if (ids.length === 0 && platformIds.length === 0) return [];
-    const { rows } = await this.pool.query<Row>({ ...GET_ACCOUNTS_BY_ID, values: [ids, platformIds] });
-    return rows.map(accountFromRow);
+    const { rows } = await this.pool.query<Account>({ ...GET_ACCOUNTS_BY_ID, values: [ids, platformIds] });
+    return rows;
   }
 
   /** Any account by id, whatever its scope: only for the token vault, whose callers are services. */
   async byId(id: string): Promise<Account> {
-    const { rows } = await this.pool.query<Row>({ ...GET_ACCOUNT_BY_ID, values: [id] });
-    return accountFromRow(found(rows[0], 'account'));
+    const { rows } = await this.pool.query<Account>({ ...GET_ACCOUNT_BY_ID, values: [id] });
+    return found(rows[0], 'account');
   }
 
   /** A page of the caller's accounts of a workspace, and how many match in all. */

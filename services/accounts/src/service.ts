@@ -1,4 +1,4 @@
-import { CONSUMERS, OutboxRelay } from '@svc/bus';
+import { CONSUMERS } from '@svc/bus';
 import { AccountsService, createClient, IdentityService } from '@svc/contracts';
 import { WorkspaceDirectory } from '@svc/directory';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
@@ -57,11 +57,14 @@ async function openCollaborators(
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
   const bus = await runtime.connectBus(config);
-  const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
+  const relay = runtime.outbox(pool, bus, SCHEMA);
   const identity = runtime.owns('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));
   const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, identity));
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
-  const graph = runtime.owns('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  const graph = runtime.owns(
+    'Graph client',
+    new GraphClient({ ...graphClientConfigFromEnv(config, app), observer: runtime.graphMetrics() }),
+  );
   const store = new AccountStore(pool, prisma, relay);
   const connects = new ConnectStore(prisma);
   const vault = new TokenVault(config.ENCRYPTION_KEYS);

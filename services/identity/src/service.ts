@@ -1,5 +1,4 @@
 import { AuthCache } from '@svc/auth-cache';
-import { OutboxRelay } from '@svc/bus';
 import { IdentityService } from '@svc/contracts';
 import type { Logger } from '@svc/logging';
 import { ServiceRuntime } from '@svc/ops';
@@ -23,7 +22,7 @@ export function startIdentity(config: IdentityConfig, logger: Logger) {
     runtime.readyWhen('redis', () => redis.ping()).closeAtEnd('redis', () => redis.disconnect());
     const cache = new AuthCache(redis, config.REDIS_PREFIX);
     const bus = await runtime.connectBus(config);
-    const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
+    const relay = runtime.outbox(pool, bus, SCHEMA);
 
     const options = { allowLoopbackOrigins: config.APP_ENV === 'development' };
     const handlers = identityHandlers(prisma, pool, cache, relay, options);

@@ -1,6 +1,6 @@
 import type { AuthCache } from '@svc/auth-cache';
 import { eventRow, makeEvent, SIGNALS, writeOutbox } from '@svc/bus';
-import { found, isUniqueViolation, pageWindow } from '@svc/db';
+import { type Fields, found, isUniqueViolation, pageWindow, selectList } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
@@ -112,10 +112,21 @@ export async function getWorkspace(db: Db, partnerId: string, workspaceId: strin
  * The hottest reads of this service run as named prepared statements on the pool instead of
  * Prisma: Prisma compiles each query anew, which cost most of these paths' CPU.
  * `GET_WORKSPACE` serves every GET /v1/workspaces/:id, `DESCRIBE_WORKSPACE` every settled post
- * (other services build event envelopes from it).
+ * (other services build event envelopes from it). They return the `Workspace` model's fields by
+ * name (`selectList`), as Prisma would.
  */
-const WORKSPACE_COLUMNS =
-  'w.id, w.partner_id, w.external_id, w.name, w.timezone, w.settings, w.created_at, w.updated_at, w.deleted_at';
+const WORKSPACE_FIELDS: Fields<WorkspaceRow> = {
+  id: true,
+  partnerId: true,
+  externalId: true,
+  name: true,
+  timezone: true,
+  settings: true,
+  createdAt: true,
+  updatedAt: true,
+  deletedAt: true,
+};
+const WORKSPACE_COLUMNS = selectList(WORKSPACE_FIELDS, { table: 'w' });
 
 const GET_WORKSPACE = {
   name: 'identity_get_workspace',
@@ -125,36 +136,18 @@ const GET_WORKSPACE = {
 
 const DESCRIBE_WORKSPACE = {
   name: 'identity_describe_workspace',
-  text: `SELECT ${WORKSPACE_COLUMNS}, p.slug AS partner_slug
+  text: `SELECT ${WORKSPACE_COLUMNS}, p.slug AS "partnerSlug"
            FROM workspaces w JOIN partners p ON p.id = w.partner_id
           WHERE w.id = $1 AND w.deleted_at IS NULL`,
 };
-
-/** A `workspaces` row as pg returns it, mapped to the same value Prisma's `Workspace` model gives. */
-function workspaceFromRow(row: Record<string, unknown>): WorkspaceRow {
-  return {
-    id: row.id as string,
-    partnerId: row.partner_id as string,
-    externalId: row.external_id as string | null,
-    name: row.name as string | null,
-    timezone: row.timezone as string | null,
-    settings: row.settings as Prisma.JsonValue,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-    deletedAt: row.deleted_at as Date | null,
-  };
-}
 
 export async function readWorkspace(
   pool: pg.Pool,
   partnerId: string,
   workspaceId: string,
 ): Promise<LiveWorkspace> {
-  const { rows } = await pool.query<Record<string, unknown>>({
-    ...GET_WORKSPACE,
-    values: [workspaceId, partnerId],
-  });
-  return alive(workspaceFromRow(found(rows[0], 'workspace')));
+  const { rows } = await pool.query<WorkspaceRow>({ ...GET_WORKSPACE, values: [workspaceId, partnerId] });
+  return alive(found(rows[0], 'workspace'));
 }
 
 /** A live workspace and its partner's slug, for services that build event envelopes. */
@@ -162,12 +155,12 @@ export async function describeWorkspace(
   pool: pg.Pool,
   workspaceId: string,
 ): Promise<{ workspace: LiveWorkspace; partnerSlug: string }> {
-  const { rows } = await pool.query<Record<string, unknown>>({
+  const { rows } = await pool.query<WorkspaceRow & { partnerSlug: string }>({
     ...DESCRIBE_WORKSPACE,
     values: [workspaceId],
   });
-  const row = found(rows[0], 'workspace');
-  return { workspace: alive(workspaceFromRow(row)), partnerSlug: row.partner_slug as string };
+  const { partnerSlug, ...workspace } = found(rows[0], 'workspace');
+  return { workspace: alive(workspace), partnerSlug };
 }
 
 export async function updateWorkspace(

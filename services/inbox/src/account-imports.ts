@@ -38,7 +38,7 @@ export class AccountImports {
    * random point of the interval, so that accounts connected together are not swept together.
    */
   async begin(account: ImportedAccount, now: Date): Promise<Date> {
-    const { rows } = await this.pool.query<{ history_before: Date }>(
+    const { rows } = await this.pool.query<{ historyBefore: Date }>(
       `INSERT INTO account_imports AS a (account_id, workspace_id, history_before, next_sweep_at)
        VALUES ($1, $2, $3, $3::timestamptz + make_interval(secs => $5 * random()))
        ON CONFLICT (account_id) DO UPDATE
@@ -46,10 +46,10 @@ export class AccountImports {
                a.history_before,
                LEAST(a.missed_since - make_interval(secs => $4), EXCLUDED.history_before)),
              next_sweep_at = COALESCE(a.next_sweep_at, EXCLUDED.next_sweep_at)
-       RETURNING history_before`,
+       RETURNING history_before AS "historyBefore"`,
       [account.id, account.workspaceId, now, MISSED_SLACK_SECONDS, this.sweepIntervalMs / 1000],
     );
-    return rows[0]?.history_before ?? now;
+    return rows[0]?.historyBefore ?? now;
   }
 
   /** An import that started at `startedAt` read everything dropped before it. */
@@ -92,16 +92,16 @@ export class AccountImports {
    * that picks it, so another replica's claim skips it until then. Answers their ids.
    */
   async claimDue(now: Date, limit: number): Promise<string[]> {
-    const { rows } = await this.pool.query<{ account_id: string }>(
+    const { rows } = await this.pool.query<{ accountId: string }>(
       `UPDATE account_imports a SET next_sweep_at = $1::timestamptz + make_interval(secs => $2 * (0.9 + random() / 5))
        FROM (SELECT account_id FROM account_imports
              WHERE history_before IS NOT NULL AND (next_sweep_at IS NULL OR next_sweep_at <= $1)
              ORDER BY next_sweep_at NULLS FIRST LIMIT $3 FOR UPDATE SKIP LOCKED) due
        WHERE a.account_id = due.account_id
-       RETURNING a.account_id`,
+       RETURNING a.account_id AS "accountId"`,
       [now, this.sweepIntervalMs / 1000, limit],
     );
-    return rows.map((r) => r.account_id);
+    return rows.map((r) => r.accountId);
   }
 
   /** An account that is gone is never swept again (its conversations stay). */

@@ -1,15 +1,13 @@
 import { type AccountsDirectory, accountGone, type KnownAccount } from '@svc/directory';
 import { type Conversation, GraphApiError, type GraphClient } from '@svc/graph-client';
-import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import type { AccountImports } from './account-imports.ts';
 import { type Pacer, SweepStopped, UNPACED } from './call-pacer.ts';
+import { HistoryRecorder, type Horizon } from './history-recorder.ts';
 import type { InboxEvents } from './inbox-events.ts';
-import type { NewConversation } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
-import { commentRow, dmRow, type HistoryRow, historyMessage, repliesOf } from './network-history.ts';
+import { commentRow, dmRow, repliesOf } from './network-history.ts';
 import type { SendRecords } from './send-records.ts';
-import type { MessageRow } from './views.ts';
 
 /** How much history an import reads: what the networks let us read (facts §4.2) and what an inbox shows. */
 const DM_CONVERSATIONS = 50;
@@ -27,15 +25,6 @@ export interface Imported {
   conversations: number;
   messages: number;
 }
-
-/** Where one import draws its lines, in milliseconds (see sideOf). */
-interface Horizon {
-  historyBefore: number;
-  liveFrom: number;
-  connectedAt: number;
-}
-
-type Side = 'history' | 'news';
 
 /** How a run reads: at once (an import) or paced, back to a point in time (a reconciliation). */
 interface Reading {
@@ -60,6 +49,8 @@ const IMPORT: Reading = { pacer: UNPACED, since: null, partial: false };
  * completed (`sent`, announced once), never recorded a second time.
  */
 export class CatchUp {
+  private readonly history: HistoryRecorder;
+
   constructor(
     private readonly deps: {
       store: InboxStore;
@@ -71,7 +62,9 @@ export class CatchUp {
       logger: Logger;
       now: () => Date;
     },
-  ) {}
+  ) {
+    this.history = new HistoryRecorder(deps);
+  }
 
   /** `account.connected`: a new account's history, or what a reconnected one missed meanwhile. */
   async afterConnect(accountId: string): Promise<void> {
@@ -230,7 +223,7 @@ export class CatchUp {
     };
     const rows = (conversation.messages?.data ?? []).map((m) => dmRow(account, m, this.deps.now()));
     const thread = { kind: 'dm' as const, threadKey: person.id, contact, object: null };
-    return this.store(account, thread, rows, horizon);
+    return this.history.record(account, thread, rows, horizon);
   }
 
   private async importComments(
@@ -268,90 +261,10 @@ export class CatchUp {
       const rows = comments.map((c) => commentRow(account, object.id, c, this.deps.now()));
       conversations += 1;
       const thread = { kind: 'comments' as const, threadKey: object.id, contact: null, object };
-      messages += await this.store(account, thread, rows, horizon);
+      messages += await this.history.record(account, thread, rows, horizon);
     }
     return { conversations, messages };
   }
-
-  /**
-   * One conversation and the messages new to us in one transaction, news announced in it; one of
-   * our sends waiting for the network's answer is completed instead of recorded twice. Answers
-   * how many messages were new to us.
-   */
-  private async store(
-    account: KnownAccount,
-    thread: Pick<NewConversation, 'kind' | 'threadKey' | 'contact' | 'object'>,
-    rows: HistoryRow[],
-    horizon: Horizon,
-  ): Promise<number> {
-    const { store, records, events, now } = this.deps;
-    const known = await records.stored(
-      store.pool,
-      account.id,
-      rows.map((r) => r.platformId),
-    );
-    // Oldest first, so that two sends of the same text complete in the order they went out.
-    const fresh = rows.filter((row) => !known.has(row.platformId)).sort((a, b) => +a.at - +b.at);
-    if (fresh.length === 0) return 0;
-    const sides = new Map(fresh.map((row) => [row.platformId, sideOf(row, horizon)]));
-    return store.write(async (tx) => {
-      const at = now();
-      const base = { partnerId: account.partnerId, workspaceId: account.workspaceId, accountId: account.id };
-      const conversationId = await store.ensureConversation(tx, {
-        id: newId('conversation'),
-        ...base,
-        network: account.network,
-        ...thread,
-        at,
-      });
-      const adopted: { id: string; at: Date }[] = [];
-      const recorded: HistoryRow[] = [];
-      for (const row of fresh) {
-        const id = row.outbound ? await records.adopt(tx, { conversationId, ...row }) : undefined;
-        if (id) adopted.push({ id, at: row.at });
-        else recorded.push(row);
-      }
-      const stored = await store.insertMessages(
-        tx,
-        recorded.map((row) => historyMessage(row, { ...base, conversationId }, at)),
-      );
-      const isNews = (m: MessageRow) => sides.get(m.platform_message_id ?? '') === 'news';
-      // History is read already: it counts in the conversation but never as unread. News is
-      // unread, as its webhook would have made it; our own sends are never unread.
-      const counts = [
-        ...stored.map((m) => ({
-          conversationId,
-          at: m.created_at,
-          inbound: m.direction === 'inbound',
-          unread: m.direction === 'inbound' && isNews(m),
-        })),
-        ...adopted.map((a) => ({ conversationId, at: a.at, inbound: false, unread: false })),
-      ];
-      const conversations = counts.length > 0 ? await store.countMessages(tx, counts, at) : [];
-      const announced = [
-        ...(await events.announceRecorded({ messages: stored.filter(isNews), conversations })),
-        ...(await events.announce(
-          tx,
-          adopted.map((a) => a.id),
-        )),
-      ];
-      return { result: stored.length + adopted.length, events: announced };
-    });
-  }
-}
-
-/**
- * History is what is older than the account's first import: it was there before the account
- * connected, and is stored without events. News is newer than the first import: it arrived while
- * the account was not active, while we were down, or its webhook never came, and the import
- * announces it, as its webhook would have. A message a little older than the first import (within
- * the live margin) that came after the account connected is news too: its webhook may still be on
- * its way, and whichever of the two stores it first announces it, once.
- */
-function sideOf(row: HistoryRow, horizon: Horizon): Side {
-  const at = row.at.getTime();
-  if (at >= horizon.historyBefore) return 'news';
-  return at >= horizon.liveFrom && at >= horizon.connectedAt ? 'news' : 'history';
 }
 
 /** A part of the account the network refused (a permission, a rate limit), not the whole account. */

@@ -57,7 +57,7 @@ export function inboxHandlers(deps: {
         conversationsJson: rows.map((r) => JSON.stringify(conversationView(r, now()))),
         total,
         hasMore,
-        nextCursor: hasMore && last ? encodeCursor({ at: last.last_message_at, id: last.id }) : '',
+        nextCursor: hasMore && last ? encodeCursor({ at: last.lastMessageAt, id: last.id }) : '',
       };
     },
     async getConversation(req) {

@@ -1,8 +1,9 @@
 import type { IdempotencyClaim } from '@svc/contracts';
 import type { MessageView } from '@svc/contracts/public';
 import { errors } from '@svc/errors';
+import type { MessageRow } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
-import { type MessageRow, messageView } from './views.ts';
+import { messageView } from './views.ts';
 
 /**
  * `Idempotency-Key` on sends: the key is stored on the outbound message itself, claimed before
@@ -32,7 +33,7 @@ async function earlierSend(
   if (!idempotency?.key) return undefined;
   const earlier = await store.byIdempotencyKey(partnerId, idempotency.key);
   if (!earlier) return undefined;
-  if (earlier.request_hash !== idempotency.requestHash)
+  if (earlier.requestHash !== idempotency.requestHash)
     throw errors.conflict('this Idempotency-Key was used for a different request');
   if (earlier.state !== 'sent')
     throw errors.conflict('a request with this Idempotency-Key is still being sent; retry shortly');

@@ -1,8 +1,9 @@
 import { eventRow, makeEvent, type OutboxRow } from '@svc/bus';
 import type { WorkspaceDirectory } from '@svc/directory';
 import type pg from 'pg';
+import type { ConversationRow, MessageRow } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
-import { type ConversationRow, conversationView, type MessageRow, messageView } from './views.ts';
+import { conversationView, messageView } from './views.ts';
 
 /** Messages just stored and their conversations as they are now, in the same transaction. */
 export interface Recorded {
@@ -35,7 +36,7 @@ export class InboxEvents {
     const now = this.now();
     const rows: OutboxRow[] = [];
     for (const message of messages) {
-      const conversation = byId.get(message.conversation_id);
+      const conversation = byId.get(message.conversationId);
       if (!conversation) continue;
       rows.push(await this.eventRow(conversation, message, now));
     }
@@ -48,7 +49,7 @@ export class InboxEvents {
     const now = this.now();
     for (const id of messageIds) {
       const message = await this.store.messageById(tx, id);
-      const conversation = await this.store.conversationById(tx, message.conversation_id);
+      const conversation = await this.store.conversationById(tx, message.conversationId);
       rows.push(await this.eventRow(conversation, message, now, type));
     }
     return rows;
@@ -60,7 +61,7 @@ export class InboxEvents {
     now: Date,
     type: InboxEventType = typeOf(message),
   ): Promise<OutboxRow> {
-    const scope = await this.workspaces.scope(message.workspace_id);
+    const scope = await this.workspaces.scope(message.workspaceId);
     const data = { conversation: conversationView(conversation, now), message: messageView(message, now) };
     return eventRow(makeEvent(type, scope, data, now));
   }

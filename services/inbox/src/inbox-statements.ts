@@ -1,17 +1,27 @@
-import type { Caller } from '@svc/db';
-import type { ConversationFilter } from './inbox-rows.ts';
+import { type Caller, selectList } from '@svc/db';
+import { CONVERSATION_FIELDS, type ConversationFilter, MESSAGE_FIELDS, THREAD_FIELDS } from './inbox-rows.ts';
+
 /**
  * The inbox store's longer SQL statements (see InboxStore), kept apart so the store reads as what
- * it does. Unqualified names resolve in the `inbox` schema (the pool's search_path).
+ * it does. Unqualified names resolve in the `inbox` schema (the pool's search_path). Rows come
+ * back under the fields of their types (inbox-rows.ts).
  */
 /** A conversation with our post id: the object's, as published by the conversation's own account. */
-export const CONVERSATION = `SELECT c.*, po.post_id FROM conversations c
+const CONVERSATION_FROM = `FROM conversations c
   LEFT JOIN published_objects po
     ON c.kind = 'comments' AND po.account_id = c.account_id AND po.platform_id = c.thread_key`;
+const CONVERSATION_COLUMNS = selectList(CONVERSATION_FIELDS, { table: 'c' });
+export const CONVERSATION = `SELECT ${CONVERSATION_COLUMNS} ${CONVERSATION_FROM}`;
+/** CONVERSATION with the count of the whole list (`total`) on each row. */
+export const CONVERSATION_PAGE = `SELECT ${CONVERSATION_COLUMNS}, count(*) OVER () AS total ${CONVERSATION_FROM}`;
 
-export const MESSAGE = `SELECT m.*, p.id AS parent_id, pr.text AS private_reply_text FROM messages m
+const MESSAGE_FROM = `FROM messages m
   LEFT JOIN messages p ON p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id
   LEFT JOIN messages pr ON pr.id = m.private_reply_id`;
+const MESSAGE_COLUMNS = selectList(MESSAGE_FIELDS, { table: 'm' });
+export const MESSAGE = `SELECT ${MESSAGE_COLUMNS} ${MESSAGE_FROM}`;
+/** MESSAGE with the count of the whole list (`total`) on each row. */
+export const MESSAGE_PAGE = `SELECT ${MESSAGE_COLUMNS}, count(*) OVER () AS total ${MESSAGE_FROM}`;
 
 /** A caller's scope as SQL: partner, and the workspace of a workspace key. */
 export const IN_SCOPE = (alias: string, partner: string, workspace: string) =>
@@ -36,14 +46,25 @@ export const ENSURE_CONVERSATIONS = `WITH input AS (
            AND ((c.contact->>'name' IS NULL AND i.contact->>'name' IS NOT NULL)
              OR (c.object IS NULL AND i.object IS NOT NULL))
        )
-       SELECT id, account_id, kind, thread_key FROM inserted
+       SELECT ${selectList(THREAD_FIELDS)} FROM inserted
        UNION ALL
-       SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+       SELECT ${selectList(THREAD_FIELDS, { table: 'c' })} FROM conversations c
          JOIN input i ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`;
 
-export const THREADS = `SELECT c.id, c.account_id, c.kind, c.thread_key FROM conversations c
+export const THREADS = `SELECT ${selectList(THREAD_FIELDS, { table: 'c' })} FROM conversations c
        JOIN unnest($1::text[], $2::text[], $3::text[]) AS i(a, k, t)
          ON c.account_id = i.a AND c.kind = i.k AND c.thread_key = i.t`;
+
+/** A message just inserted, as MESSAGE reads it: its parent looked up, no private reply yet. */
+const INSERTED_MESSAGE_COLUMNS = selectList(
+  {
+    ...MESSAGE_FIELDS,
+    parentId: `(SELECT p.id FROM messages p
+      WHERE p.account_id = m.account_id AND p.platform_message_id = m.parent_platform_id)`,
+    privateReplyText: 'NULL::text',
+  },
+  { table: 'm' },
+);
 
 export const INSERT_MESSAGES = `INSERT INTO messages AS m (id, conversation_id, partner_id, workspace_id, account_id, direction, kind,
          platform_message_id, sender, text, attachments, parent_platform_id, source, state,
@@ -52,10 +73,17 @@ export const INSERT_MESSAGES = `INSERT INTO messages AS m (id, conversation_id, 
          $8::text[], $9::jsonb[], $10::text[], $11::jsonb[], $12::text[], $13::text[], $14::text[],
          $15::text[], $16::text[], $17::timestamptz[], $18::timestamptz[], $19::jsonb[], $20::bool[])
        ON CONFLICT (account_id, platform_message_id) DO NOTHING
-       RETURNING m.*,
-         (SELECT p.id FROM messages p WHERE p.account_id = m.account_id
-            AND p.platform_message_id = m.parent_platform_id) AS parent_id,
-         NULL::text AS private_reply_text`;
+       RETURNING ${INSERTED_MESSAGE_COLUMNS}`;
+
+/** A conversation just updated, as CONVERSATION reads it, its post looked up. */
+const COUNTED_CONVERSATION_COLUMNS = selectList(
+  {
+    ...CONVERSATION_FIELDS,
+    postId: `(SELECT po.post_id FROM published_objects po
+      WHERE c.kind = 'comments' AND po.account_id = c.account_id AND po.platform_id = c.thread_key)`,
+  },
+  { table: 'c' },
+);
 
 export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE)
        UPDATE conversations c SET
@@ -68,9 +96,7 @@ export const COUNT_MESSAGES = `WITH locked AS (SELECT id FROM conversations WHER
              FROM unnest($1::text[], $2::timestamptz[], $3::bool[], $4::bool[]) AS x(id, at, inbound, unread)
              GROUP BY id) n
        WHERE c.id = n.id AND c.id IN (SELECT id FROM locked)
-       RETURNING c.*, (SELECT po.post_id FROM published_objects po
-                       WHERE c.kind = 'comments' AND po.account_id = c.account_id
-                         AND po.platform_id = c.thread_key) AS post_id`;
+       RETURNING ${COUNTED_CONVERSATION_COLUMNS}`;
 
 /**
  * What a DM's webhook tells of a message stored before it came (Intake.completeMessages): only
@@ -108,14 +134,6 @@ export const MARK_READ_BY_CONTACT = `UPDATE conversations c SET read_by_contact_
        WHERE c.account_id = $1 AND c.kind = 'dm' AND c.thread_key = $2
          AND (c.read_by_contact_at IS NULL OR c.read_by_contact_at < x.at)`;
 
-export const MARK_SENT = `UPDATE messages SET state = 'sent', platform_message_id = $2, created_at = $3
-       WHERE id = $1 AND state = 'sending'`;
-
-export const ADOPT_SENDING = `UPDATE messages SET state = 'sent', platform_message_id = $3
-       WHERE id = (SELECT id FROM messages WHERE conversation_id = $1 AND state = 'sending'
-                   AND text IS NOT DISTINCT FROM $2 ORDER BY stored_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING id`;
-
 export const INSERT_PUBLISHED_OBJECTS = `INSERT INTO published_objects
          (account_id, platform_id, post_id, workspace_id)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) ON CONFLICT DO NOTHING`;
@@ -150,9 +168,6 @@ export function conversationConditions(caller: Caller, filter: ConversationFilte
   if (filter.since) add((p) => `c.last_message_at > ${p}`, filter.since);
   return { where, values };
 }
-
-export const CLAIM_PRIVATE_REPLY = `UPDATE messages SET private_reply_state = 'sending'
-       WHERE id = $1 AND private_reply_state IS NULL`;
 
 export const SETTLE_PRIVATE_REPLY = `UPDATE messages SET private_reply_state = $2, private_reply_id = $3
        WHERE id = $1`;

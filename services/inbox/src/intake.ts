@@ -135,8 +135,8 @@ export class Intake {
       ),
     );
     const counts = messages.map((m) => ({
-      conversationId: m.conversation_id,
-      at: m.created_at,
+      conversationId: m.conversationId,
+      at: m.createdAt,
       inbound: m.direction === 'inbound',
       unread: m.direction === 'inbound',
     }));
@@ -155,9 +155,9 @@ export class Intake {
   private async completeMessages(
     tx: pg.PoolClient,
     plans: Plan[],
-    stored: { account_id: string; platform_message_id: string | null }[],
+    stored: { accountId: string; platformMessageId: string | null }[],
   ) {
-    const inserted = new Set(stored.map((m) => `${m.account_id}:${m.platform_message_id}`));
+    const inserted = new Set(stored.map((m) => `${m.accountId}:${m.platformMessageId}`));
     const details = plans.flatMap(({ item, account }) =>
       item.type === 'dm' && !inserted.has(`${account.id}:${item.platformId}`) && carriesDetails(item)
         ? [{ item, account }]

@@ -4,11 +4,11 @@ import { changedContent, type MessageContent } from './message-changes.ts';
 const stored: MessageContent = {
   text: 'hello',
   attachments: [{ type: 'image', url: 'https://lookaside.fbsbx.com/a.jpg' }],
-  reply_story: null,
+  replyStory: null,
   reactions: [],
   hidden: false,
-  edited_at: null,
-  deleted_at: null,
+  editedAt: null,
+  deletedAt: null,
 };
 const at = (second: number) => new Date(Date.UTC(2026, 10, 26, 10, 0, second));
 
@@ -16,7 +16,7 @@ describe('changes to a stored message', () => {
   // Guarantee: an edit delivered again, or an older edit delivered after a newer one, changes nothing.
   it('applies an edit once, and never an older one over a newer one', () => {
     const edited = changedContent(stored, { kind: 'edit', text: 'hello!', at: at(2) });
-    expect(edited).toMatchObject({ text: 'hello!', edited_at: at(2) });
+    expect(edited).toMatchObject({ text: 'hello!', editedAt: at(2) });
     if (!edited) throw new Error('not edited');
     expect(changedContent(edited, { kind: 'edit', text: 'hello!', at: at(2) })).toBeNull();
     expect(changedContent(edited, { kind: 'edit', text: 'hello?', at: at(1) })).toBeNull();
@@ -25,7 +25,7 @@ describe('changes to a stored message', () => {
   // Guarantee: an unsent message keeps nothing of what it said, and nothing changes it afterwards.
   it('drops the content of an unsent message and keeps it unsent', () => {
     const gone = changedContent(stored, { kind: 'delete', at: at(3) });
-    expect(gone).toMatchObject({ text: null, attachments: [], reactions: [], deleted_at: at(3) });
+    expect(gone).toMatchObject({ text: null, attachments: [], reactions: [], deletedAt: at(3) });
     if (!gone) throw new Error('not deleted');
     expect(changedContent(gone, { kind: 'edit', text: 'back', at: at(4) })).toBeNull();
     expect(changedContent(gone, { kind: 'delete', at: at(5) })).toBeNull();

@@ -1,4 +1,4 @@
-import type { MessageRow } from './views.ts';
+import type { MessageRow } from './inbox-rows.ts';
 
 /**
  * What the network says changed about a stored message or comment (meta-messaging.ts,
@@ -19,27 +19,27 @@ export type MessageChange =
 /** The part of a stored message its changes rewrite. */
 export type MessageContent = Pick<
   MessageRow,
-  'text' | 'attachments' | 'reply_story' | 'reactions' | 'hidden' | 'edited_at' | 'deleted_at'
+  'text' | 'attachments' | 'replyStory' | 'reactions' | 'hidden' | 'editedAt' | 'deletedAt'
 >;
 
 /** The message's content after the change; null when the change changes nothing. */
 export function changedContent(row: MessageContent, change: MessageChange): MessageContent | null {
   // What was unsent or removed stays so: nothing is kept to edit, hide or react to.
-  if (row.deleted_at !== null) return null;
+  if (row.deletedAt !== null) return null;
   const content = { ...row };
   switch (change.kind) {
     case 'edit':
-      if (change.text === row.text || (row.edited_at !== null && row.edited_at > change.at)) return null;
-      return { ...content, text: change.text, edited_at: change.at };
+      if (change.text === row.text || (row.editedAt !== null && row.editedAt > change.at)) return null;
+      return { ...content, text: change.text, editedAt: change.at };
     case 'delete':
       // Withdrawn by its author: its words are not kept.
       return {
         ...content,
         text: null,
         attachments: [],
-        reply_story: null,
+        replyStory: null,
         reactions: [],
-        deleted_at: change.at,
+        deletedAt: change.at,
       };
     case 'hide':
       return change.hidden === row.hidden ? null : { ...content, hidden: change.hidden };

@@ -1,6 +1,6 @@
 import type { Network } from '@svc/contracts/public';
+import type { MessageRow } from './inbox-rows.ts';
 import type { MessageChange } from './message-changes.ts';
-import type { MessageRow } from './views.ts';
 
 // What the readers of a Meta webhook body (meta-webhook.ts, meta-messaging.ts, meta-feed.ts) make
 // of it: items to record, changes to what is stored, or what could not be read.
@@ -33,7 +33,7 @@ export interface DmItem extends ItemBase {
   /** The mid of the message this one replies to (`reply_to.mid`). */
   parentPlatformId: string | null;
   /** The story this one replies to (`reply_to.story`, Instagram). */
-  story: MessageRow['reply_story'];
+  story: MessageRow['replyStory'];
   /** `is_unsupported`: the network does not show what it is. */
   unsupported: boolean;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { MessageRow } from './inbox-rows.ts';
 import type { Located, Reading } from './meta-items.ts';
 import {
   isRecord,
@@ -10,7 +11,6 @@ import {
   unreadable,
   webUrl,
 } from './meta-reading.ts';
-import type { MessageRow } from './views.ts';
 
 /**
  * One `messaging[]` item of a Messenger or Instagram webhook (facts §5.5, §5.7): a message (or its
@@ -105,7 +105,7 @@ function messageOf({ place, sender, recipient }: Parties, message: Json): Readin
   };
 }
 
-function storyOf(story: unknown): MessageRow['reply_story'] {
+function storyOf(story: unknown): MessageRow['replyStory'] {
   if (!isRecord(story)) return null;
   return { id: text(story.id) ?? null, url: webUrl(story.url) };
 }

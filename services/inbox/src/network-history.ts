@@ -1,8 +1,7 @@
 import type { KnownAccount } from '@svc/directory';
 import type { GraphAttachment, GraphComment, GraphMessage } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import type { NewMessage } from './inbox-rows.ts';
-import type { MessageRow } from './views.ts';
+import type { MessageRow, NewMessage } from './inbox-rows.ts';
 
 /** A message read from the network's history (a DM or a comment), before it is stored. */
 export interface HistoryRow {

@@ -2,7 +2,7 @@ import { LocalCache } from '@svc/cache';
 import type { AccountsDirectory, KnownAccount } from '@svc/directory';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
-import type { ConversationRow } from './views.ts';
+import type { ConversationRow } from './inbox-rows.ts';
 
 type Contact = NonNullable<ConversationRow['contact']>;
 type ObjectInfo = NonNullable<ConversationRow['object']>;

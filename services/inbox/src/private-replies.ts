@@ -7,12 +7,12 @@ import { GraphApiError, type GraphClient } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import { replayedSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
-import type { NewConversation, NewMessage } from './inbox-rows.ts';
+import type { MessageRow, NewConversation, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
-import type { SendRecords, SendRow } from './send-records.ts';
+import type { SendRecords } from './send-records.ts';
 import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
-import { type MessageRow, messageView, privateReply } from './views.ts';
+import { messageView, privateReply } from './views.ts';
 
 /** What the network says of a private reply that went out. */
 export interface SentReply {
@@ -59,7 +59,7 @@ export class PrivateReplies {
     if (replay) return replay;
     const comment = await store.message(caller, req.messageId);
     this.checkAllowed(comment);
-    const account = await sendingAccount(this.deps.accounts, comment.account_id);
+    const account = await sendingAccount(this.deps.accounts, comment.accountId);
     checkText(req.text, account.network, 'dm');
     const pending = this.replyMessage(comment, account, req);
     await this.claim(comment, pending);
@@ -76,8 +76,8 @@ export class PrivateReplies {
   async complete(account: KnownAccount, pendingId: string, sent: SentReply): Promise<string> {
     const { store, records, events, now } = this.deps;
     return store.write(async (tx) => {
-      const pending = (await store.messageById(tx, pendingId)) as SendRow;
-      const comment = await store.messageByPlatformId(tx, account.id, pending.parent_platform_id ?? '');
+      const pending = await store.messageById(tx, pendingId);
+      const comment = await store.messageByPlatformId(tx, account.id, pending.parentPlatformId ?? '');
       if (!comment) throw errors.notFound('message');
       const at = sent.at ?? now();
       const conversationId = await store.ensureConversation(
@@ -124,7 +124,7 @@ export class PrivateReplies {
     let token: string | undefined;
     try {
       ({ token } = await accounts.token(account.id));
-      const commentId = comment.platform_message_id ?? '';
+      const commentId = comment.platformMessageId ?? '';
       const sent = await graph.inbox.privateReply(token, account.pageId, {
         commentId,
         text: pending.text ?? '',
@@ -168,9 +168,9 @@ export class PrivateReplies {
     const contactId = recipientId ?? comment.sender?.id ?? '';
     return {
       id: newId('conversation'),
-      partnerId: comment.partner_id,
-      workspaceId: comment.workspace_id,
-      accountId: comment.account_id,
+      partnerId: comment.partnerId,
+      workspaceId: comment.workspaceId,
+      accountId: comment.accountId,
       network: account.network,
       kind: 'dm',
       threadKey: contactId,
@@ -190,17 +190,17 @@ export class PrivateReplies {
     const now = this.deps.now();
     return {
       id: newId('message'),
-      conversationId: comment.conversation_id,
-      partnerId: comment.partner_id,
-      workspaceId: comment.workspace_id,
-      accountId: comment.account_id,
+      conversationId: comment.conversationId,
+      partnerId: comment.partnerId,
+      workspaceId: comment.workspaceId,
+      accountId: comment.accountId,
       direction: 'outbound',
       kind: 'private_reply',
       platformMessageId: null,
       sender: { id: account.platformId, name: null, handle: null },
       text: req.text,
       attachments: [],
-      parentPlatformId: comment.platform_message_id,
+      parentPlatformId: comment.platformMessageId,
       source: req.source,
       state: 'sending',
       idempotencyKey: req.idempotency?.key || null,

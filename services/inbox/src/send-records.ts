@@ -1,11 +1,8 @@
+import { type Fields, selectList } from '@svc/db';
 import type pg from 'pg';
+import type { MessageRow } from './inbox-rows.ts';
 import { MESSAGE } from './inbox-statements.ts';
-import type { MessageRow } from './views.ts';
-
-type Queryable = Pick<pg.ClientBase, 'query'>;
-
-/** A message as `SELECT m.*` reads it, with the Idempotency-Key a send holds. */
-export type SendRow = MessageRow & { idempotency_key: string | null };
+import type { Queryable } from './inbox-writes.ts';
 
 /**
  * The SQL of sends whose outcome the network decides (sender.ts, private-replies.ts,
@@ -43,7 +40,11 @@ const ADOPT = `UPDATE messages SET state = 'sent', platform_message_id = $4, cre
 const CLAIM_PRIVATE_REPLY = `UPDATE messages SET private_reply_state = 'sending', private_reply_id = $2
        WHERE id = $1 AND private_reply_state IS NULL`;
 
-const DROP = `DELETE FROM messages WHERE id = $1 AND state = 'sending' RETURNING kind, account_id, parent_platform_id`;
+/** What a dropped send tells of the comment it may have claimed (a private reply's). */
+type DroppedSend = Pick<MessageRow, 'kind' | 'accountId' | 'parentPlatformId'>;
+const DROPPED_FIELDS: Fields<DroppedSend> = { kind: true, accountId: true, parentPlatformId: true };
+
+const DROP = `DELETE FROM messages WHERE id = $1 AND state = 'sending' RETURNING ${selectList(DROPPED_FIELDS)}`;
 
 /** A private reply that did not go out frees its comment (or marks it not allowed). */
 const RELEASE_COMMENT = `UPDATE messages SET private_reply_state = $3, private_reply_id = NULL
@@ -57,18 +58,19 @@ const TAKE_OVER = `UPDATE messages SET idempotency_key = $2, request_hash = $3, 
 export class SendRecords {
   constructor(readonly pool: pg.Pool) {}
 
-  async pending(accountId: string, before: Date, limit: number): Promise<SendRow[]> {
-    return (await this.pool.query<SendRow>(PENDING, [accountId, before, limit])).rows;
+  async pending(accountId: string, before: Date, limit: number): Promise<MessageRow[]> {
+    return (await this.pool.query<MessageRow>(PENDING, [accountId, before, limit])).rows;
   }
 
   /** Which of these network ids the account has stored already. */
   async stored(db: Queryable, accountId: string, platformIds: string[]): Promise<Set<string>> {
     if (platformIds.length === 0) return new Set();
-    const { rows } = await db.query<{ platform_message_id: string }>(
-      'SELECT platform_message_id FROM messages WHERE account_id = $1 AND platform_message_id = ANY($2::text[])',
+    const { rows } = await db.query<{ platformMessageId: string }>(
+      `SELECT platform_message_id AS "platformMessageId" FROM messages
+       WHERE account_id = $1 AND platform_message_id = ANY($2::text[])`,
       [accountId, platformIds],
     );
-    return new Set(rows.map((r) => r.platform_message_id));
+    return new Set(rows.map((r) => r.platformMessageId));
   }
 
   async placeSent(
@@ -112,12 +114,10 @@ export class SendRecords {
    * freed, or marked not allowed when the network refused it for good.
    */
   async drop(db: Queryable, id: string, commentState: 'not_allowed' | null = null): Promise<void> {
-    const { rows } = await db.query<Pick<MessageRow, 'kind' | 'account_id' | 'parent_platform_id'>>(DROP, [
-      id,
-    ]);
+    const { rows } = await db.query<DroppedSend>(DROP, [id]);
     const dropped = rows[0];
-    if (dropped?.kind === 'private_reply' && dropped.parent_platform_id)
-      await db.query(RELEASE_COMMENT, [dropped.account_id, dropped.parent_platform_id, commentState]);
+    if (dropped?.kind === 'private_reply' && dropped.parentPlatformId)
+      await db.query(RELEASE_COMMENT, [dropped.accountId, dropped.parentPlatformId, commentState]);
   }
 
   /**
@@ -128,17 +128,17 @@ export class SendRecords {
   async takeOver(
     db: Queryable,
     recordedId: string,
-    send: SendRow,
+    send: MessageRow,
     attachments?: MessageRow['attachments'],
   ): Promise<void> {
     await db.query('DELETE FROM messages WHERE id = $1', [send.id]);
     await db.query(TAKE_OVER, [
       recordedId,
-      send.idempotency_key,
-      send.request_hash,
+      send.idempotencyKey,
+      send.requestHash,
       send.source,
       send.kind,
-      send.kind === 'private_reply' ? send.parent_platform_id : null,
+      send.kind === 'private_reply' ? send.parentPlatformId : null,
       attachmentsJson(attachments),
     ]);
   }

@@ -2,10 +2,11 @@ import type { KnownAccount } from '@svc/directory';
 import type { GraphClient } from '@svc/graph-client';
 import type { Logger } from '@svc/logging';
 import { type Pacer, SweepStopped } from './call-pacer.ts';
+import type { MessageRow } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { commentRow, dmRow, type HistoryRow, repliesOf } from './network-history.ts';
 import type { PrivateReplies } from './private-replies.ts';
-import type { SendRecords, SendRow } from './send-records.ts';
+import type { SendRecords } from './send-records.ts';
 import type { Sender } from './sender.ts';
 
 /** A send whose account cannot be asked (not active) is kept this long, then given up. */
@@ -90,7 +91,12 @@ export class SendSettlement {
     }
   }
 
-  private async settleOne(account: KnownAccount, token: string, pacer: Pacer, send: SendRow): Promise<void> {
+  private async settleOne(
+    account: KnownAccount,
+    token: string,
+    pacer: Pacer,
+    send: MessageRow,
+  ): Promise<void> {
     const { sender, privateReplies, records, logger } = this.deps;
     const found = await this.find(account, token, pacer, send);
     if (!found) {
@@ -113,13 +119,13 @@ export class SendSettlement {
     account: KnownAccount,
     token: string,
     pacer: Pacer,
-    send: SendRow,
+    send: MessageRow,
   ): Promise<Found | undefined> {
     const candidates =
       send.kind === 'comment' || send.kind === 'reply'
         ? await this.accountComments(account, token, pacer, send)
         : await this.accountMessages(account, token, pacer, send);
-    const from = send.stored_at.getTime() - CLOCK_SLACK_MS;
+    const from = send.storedAt.getTime() - CLOCK_SLACK_MS;
     const matching = candidates
       .filter(
         (c) => c.row.outbound && (c.row.text || null) === (send.text || null) && c.row.at.getTime() >= from,
@@ -140,12 +146,12 @@ export class SendSettlement {
   }
 
   /** The account's messages in the DM thread of the send's person (a private reply's: the commenter). */
-  private async accountMessages(account: KnownAccount, token: string, pacer: Pacer, send: SendRow) {
+  private async accountMessages(account: KnownAccount, token: string, pacer: Pacer, send: MessageRow) {
     const { store, graph, now } = this.deps;
     const person =
       send.kind === 'private_reply'
-        ? (await store.messageByPlatformId(store.pool, account.id, send.parent_platform_id ?? ''))?.sender?.id
-        : (await store.conversationById(store.pool, send.conversation_id)).thread_key;
+        ? (await store.messageByPlatformId(store.pool, account.id, send.parentPlatformId ?? ''))?.sender?.id
+        : (await store.conversationById(store.pool, send.conversationId)).threadKey;
     if (!person) return [];
     const platform = account.network === 'photo_network' ? 'instagram' : 'messenger';
     const page = await pacer.call(() =>
@@ -159,9 +165,9 @@ export class SendSettlement {
   }
 
   /** The comments of the send's object (its conversation's thread key). */
-  private async accountComments(account: KnownAccount, token: string, pacer: Pacer, send: SendRow) {
+  private async accountComments(account: KnownAccount, token: string, pacer: Pacer, send: MessageRow) {
     const { store, graph, now } = this.deps;
-    const objectId = (await store.conversationById(store.pool, send.conversation_id)).thread_key;
+    const objectId = (await store.conversationById(store.pool, send.conversationId)).threadKey;
     const comments =
       account.network === 'photo_network'
         ? (await pacer.call(() => graph.inbox.instagramComments(token, objectId))).data.flatMap((c) => [
@@ -182,7 +188,7 @@ export class SendSettlement {
     const taken = new Set<string>();
     for (const id of stored) {
       const row = await store.messageByPlatformId(store.pool, account.id, id);
-      if (row && (row.source !== 'network' || row.request_hash !== null)) taken.add(id);
+      if (row && (row.source !== 'network' || row.requestHash !== null)) taken.add(id);
     }
     return taken;
   }

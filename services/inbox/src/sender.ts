@@ -9,19 +9,13 @@ import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import { replayedSend } from './idempotent-sends.ts';
 import type { InboxEvents } from './inbox-events.ts';
-import type { NewMessage } from './inbox-rows.ts';
+import type { ConversationRow, MessageRow, NewMessage } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { attachmentsOf } from './network-history.ts';
-import type { SendRecords, SendRow } from './send-records.ts';
+import type { SendRecords } from './send-records.ts';
 import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
-import {
-  type ConversationRow,
-  type MessageRow,
-  messageView,
-  SEVEN_DAYS_MS,
-  STANDARD_WINDOW_MS,
-} from './views.ts';
+import { messageView, SEVEN_DAYS_MS, STANDARD_WINDOW_MS } from './views.ts';
 
 export interface SendRequest {
   conversationId: string;
@@ -78,7 +72,7 @@ export class Sender {
     const replay = await replayedSend(store, caller.partnerId, req.idempotency, now());
     if (replay) return replay;
     const conversation = await store.conversation(caller, req.conversationId);
-    const account = await sendingAccount(this.deps.accounts, conversation.account_id);
+    const account = await sendingAccount(this.deps.accounts, conversation.accountId);
     const delivery =
       conversation.kind === 'dm'
         ? await this.directMessage(caller, conversation, account, req)
@@ -86,9 +80,9 @@ export class Sender {
     const pending = await this.claim({
       id: newId('message'),
       conversationId: conversation.id,
-      partnerId: conversation.partner_id,
-      workspaceId: conversation.workspace_id,
-      accountId: conversation.account_id,
+      partnerId: conversation.partnerId,
+      workspaceId: conversation.workspaceId,
+      accountId: conversation.accountId,
       direction: 'outbound',
       kind: delivery.kind,
       platformMessageId: null,
@@ -168,11 +162,11 @@ export class Sender {
   async complete(pendingId: string, sent: NetworkSend): Promise<MessageView> {
     const { store, records, events, now } = this.deps;
     const id = await store.write(async (tx) => {
-      const pending = (await store.messageById(tx, pendingId)) as SendRow;
+      const pending = await store.messageById(tx, pendingId);
       const at = sent.at ?? now();
       // The conversation first, then the message: the order the intake locks them in.
-      await store.countMessage(tx, pending.conversation_id, { at, inbound: false, unread: false }, now());
-      const recorded = await store.messageByPlatformId(tx, pending.account_id, sent.platformId);
+      await store.countMessage(tx, pending.conversationId, { at, inbound: false, unread: false }, now());
+      const recorded = await store.messageByPlatformId(tx, pending.accountId, sent.platformId);
       if (recorded && recorded.id !== pendingId) {
         if (pending.state === 'sending') await records.takeOver(tx, recorded.id, pending, sent.attachments);
         return { result: recorded.id, events: [] };
@@ -205,7 +199,7 @@ export class Sender {
       ? await this.mediaUrl(caller, req.mediaIds[0], conversation.network)
       : undefined;
     const input = {
-      recipientId: conversation.thread_key,
+      recipientId: conversation.threadKey,
       messagingType: humanAgent ? ('MESSAGE_TAG' as const) : ('RESPONSE' as const),
       ...(humanAgent ? { tag: 'HUMAN_AGENT' as const } : {}),
       ...(image ? { imageUrl: image.url } : { text: req.text }),
@@ -224,7 +218,7 @@ export class Sender {
 
   /** Whether the send needs the human_agent tag; 409 when our record says no send can go now. */
   private checkWindow(conversation: ConversationRow, tag: string): boolean {
-    const last = conversation.last_inbound_at;
+    const last = conversation.lastInboundAt;
     const now = this.deps.now().getTime();
     const closesAt = last ? new Date(last.getTime() + STANDARD_WINDOW_MS) : null;
     if (closesAt && now < closesAt.getTime()) return tag === 'human_agent';
@@ -256,7 +250,7 @@ export class Sender {
     const { graph, store } = this.deps;
     const instagram = conversation.network === 'photo_network';
     if (!req.replyTo) {
-      const objectId = conversation.thread_key;
+      const objectId = conversation.threadKey;
       return {
         kind: 'comment',
         parentPlatformId: null,
@@ -271,13 +265,13 @@ export class Sender {
     const answered = await store.message(caller, req.replyTo).catch(() => undefined);
     if (
       !answered ||
-      answered.conversation_id !== conversation.id ||
+      answered.conversationId !== conversation.id ||
       answered.kind === 'message' ||
-      !answered.platform_message_id
+      !answered.platformMessageId
     )
       throw errors.validation('reply_to', 'reply_to must name a comment of this conversation');
     // The network takes replies to top-level comments only: a reply to a reply answers its thread.
-    const topLevel = answered.parent_platform_id ?? answered.platform_message_id;
+    const topLevel = answered.parentPlatformId ?? answered.platformMessageId;
     return {
       kind: 'reply',
       parentPlatformId: topLevel,

@@ -1,4 +1,4 @@
-import { type Bus, CONSUMERS, OutboxRelay } from '@svc/bus';
+import { type Bus, CONSUMERS } from '@svc/bus';
 import {
   AccountsService,
   createClient,
@@ -54,7 +54,7 @@ async function openParts(runtime: ServiceRuntime, config: InboxConfig, logger: L
   const pool = createPool(config.DATABASE_URL, SCHEMA, 10, logger);
   runtime.useDatabase(pool);
   const bus: Bus = await runtime.connectBus(config);
-  const store = new InboxStore(pool, runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA })));
+  const store = new InboxStore(pool, runtime.outbox(pool, bus, SCHEMA));
   const credential = config.TOKEN_VAULT_CREDENTIAL;
   const accountsClient = createClient(AccountsService, config.ACCOUNTS_GRPC_URL, { credential });
   const identity = runtime.owns('identity client', createClient(IdentityService, config.IDENTITY_GRPC_URL));

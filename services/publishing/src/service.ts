@@ -1,4 +1,4 @@
-import { type Bus, CONSUMERS, OutboxRelay } from '@svc/bus';
+import { type Bus, CONSUMERS } from '@svc/bus';
 import { AccountsService, createClient, IdentityService, PublishingService } from '@svc/contracts';
 import { AccountsDirectory, WorkspaceDirectory } from '@svc/directory';
 import { GraphClient, graphClientConfigFromEnv } from '@svc/graph-client';
@@ -58,7 +58,7 @@ async function openCollaborators(
   const { pool, prisma } = openDatabase(config.DATABASE_URL, logger);
   runtime.useDatabase(pool, prisma);
   const bus = await runtime.connectBus(config);
-  const relay = runtime.outbox(new OutboxRelay(pool, bus, logger, { schema: SCHEMA }));
+  const relay = runtime.outbox(pool, bus, SCHEMA);
   const store = new PostStore(pool, prisma, relay);
   const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, identityClient(runtime, config)));
   const accounts = runtime.owns(
@@ -70,7 +70,10 @@ async function openCollaborators(
   const deps = { files, workspaces, posts: store, config, logger, now };
   const media = runtime.owns('media library', new MediaLibrary(prisma, pool, deps));
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
-  const graph = runtime.owns('Graph client', new GraphClient(graphClientConfigFromEnv(config, app)));
+  const graph = runtime.owns(
+    'Graph client',
+    new GraphClient({ ...graphClientConfigFromEnv(config, app), observer: runtime.graphMetrics() }),
+  );
   return { pool, prisma, bus, store, workspaces, accounts, media, files, graph, logger, now };
 }
 

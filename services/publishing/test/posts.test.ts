@@ -1,5 +1,5 @@
 import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
-import { api, connectThroughLink, createUser, eventually, recordEvents } from '@svc/testing';
+import { api, workspaceWithAccounts as connectedWorkspace, eventually, recordEvents } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,22 +38,8 @@ afterAll(async () => {
   await stack.stop();
 });
 
-/** A workspace with a Page and its Instagram account connected, and a square JPEG uploaded. */
-async function workspaceWithAccounts() {
-  const workspace = (await call('POST', '/v1/workspaces', { name: 'Posts' })).body.id as string;
-  const user = await createUser(stack, [{ name: 'Acme Bakery', instagram: { username: 'acme' } }]);
-  const link = (await call('POST', `/v1/workspaces/${workspace}/connect-links`, {})).body;
-  await connectThroughLink(stack, link.url, 'page_network', { userId: user.user.id, decision: 'approve' });
-  const accounts = (await call('GET', `/v1/workspaces/${workspace}/accounts`)).body.data as {
-    id: string;
-    network: string;
-    platform_id: string;
-  }[];
-  const ig = accounts.find((a) => a.network === 'photo_network');
-  const page = accounts.find((a) => a.network === 'page_network');
-  if (!ig || !page) throw new Error('accounts not connected');
-  return { workspace, user, ig, page };
-}
+/** A workspace with a Page and its Instagram account connected (see @svc/testing). */
+const workspaceWithAccounts = () => connectedWorkspace(stack, call);
 
 async function upload(
   workspace: string,

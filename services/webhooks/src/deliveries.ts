@@ -47,7 +47,7 @@ ON CONFLICT (event_id) DO UPDATE
        next_attempt_at = EXCLUDED.next_attempt_at, claim_token = NULL, updated_at = EXCLUDED.updated_at
  WHERE deliveries.state <> 'pending' OR deliveries.claim_token IS NULL
     OR deliveries.next_attempt_at <= EXCLUDED.next_attempt_at
-RETURNING state, next_attempt_at`;
+RETURNING state, next_attempt_at AS "nextAttemptAt"`;
 
 export async function redeliver(
   db: Db,
@@ -60,12 +60,12 @@ export async function redeliver(
   if (!event) throw errors.notFound('event');
   if (!(await db.webhook.findUnique({ where: { partnerId: partner.id } })))
     throw errors.conflict('no webhook is configured: set one with PUT /v1/webhook first');
-  const { rows } = await pool.query<{ state: string; next_attempt_at: Date }>(REDELIVER, [
+  const { rows } = await pool.query<{ state: string; nextAttemptAt: Date }>(REDELIVER, [
     eventId,
     partner.id,
     now,
   ]);
   const row = rows[0];
   if (!row) throw errors.conflict('an attempt to deliver this event is in flight right now; retry shortly');
-  return { state: row.state, nextAttemptAt: row.next_attempt_at };
+  return row;
 }

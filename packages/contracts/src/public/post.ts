@@ -15,6 +15,11 @@ const postTargetView = z.object({
   error: z.string().nullable().describe("the network provider's message when failed"),
   published_at: timestamp.nullable(),
   first_comment_error: z.string().nullable(),
+  waiting_until: timestamp
+    .nullable()
+    .describe(
+      'while the network throttles the account or is down: when publishing this target is tried again (the post stays publishing)',
+    ),
 });
 
 /** What a post says of each of its media (the media record without its size and creation). */

@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import type { WebhooksClient } from '../clients.ts';
 import { jsonText, pagedJsonText } from '../http/json-text.ts';
-import { idField, paged, pageQuery, pagination, pathId, timestamp } from '../http/schemas.ts';
+import { idField, paged, pageQuery, pagination, pathId } from '../http/schemas.ts';
 import { type AnyOperation, defineOperation } from './operation.ts';
 
 /** The event types of spec section 6: a filter on anything else is a mistake worth a 400. */

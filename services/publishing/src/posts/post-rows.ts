@@ -1,6 +1,6 @@
 import type { Account } from '@svc/contracts';
 import type { PostMediaView } from '@svc/contracts/public';
-import { type Caller, visibleTo } from '@svc/db';
+import { type Caller, type Fields, prefixedFields, visibleTo } from '@svc/db';
 import type pg from 'pg';
 import type { Media, Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
 
@@ -8,75 +8,68 @@ import type { Media, Post, PostTarget, Prisma } from '../generated/prisma/client
  * Post and target rows as the post store's named statements read them (see post-store.ts). The publish path
  * runs a dozen statements per target, and Prisma's per-query work (its query compiler and
  * interpreter) was most of the service's CPU there; a named statement is parsed and planned once
- * per connection. Rows come back in the migrations' snake_case and are mapped to the same model
- * types Prisma gives the rest of the service.
+ * per connection. Each statement returns its columns under the Prisma model's field names
+ * (`selectList`), so rows are the model types the rest of the service uses.
  */
 export type Queryable = pg.Pool | pg.PoolClient;
 
 /** A post with its targets, as the store reads it. */
 export type PostWithTargets = Post & { targets: PostTarget[] };
 
-export type Row = Record<string, unknown>;
-
-export function postFromRow(row: Row): Post {
-  return {
-    id: row.id as string,
-    partnerId: row.partner_id as string,
-    workspaceId: row.workspace_id as string,
-    externalRef: row.external_ref as string | null,
-    caption: row.caption as string,
-    mediaIds: row.media_ids as string[],
-    media: row.media as Prisma.JsonValue,
-    scheduleAt: row.schedule_at as Date | null,
-    status: row.status as string,
-    publishedAt: row.published_at as Date | null,
-    attempts: row.attempts as number,
-    unsettled: row.unsettled as number,
-    lastError: row.last_error as string | null,
-    createdBy: row.created_by as string,
-    options: row.options as Prisma.JsonValue,
-    createdAt: row.created_at as Date,
-    updatedAt: row.updated_at as Date,
-  };
-}
-
-/** A target row; `prefix` when its columns come aliased beside a post's (see readPost). */
-export function targetFromRow(row: Row, prefix = ''): PostTarget {
-  const col = (name: string) => row[prefix + name];
-  return {
-    postId: col('post_id') as string,
-    accountId: col('account_id') as string,
-    position: col('position') as number,
-    network: col('network') as string,
-    username: col('username') as string,
-    status: col('status') as string,
-    containerId: col('container_id') as string | null,
-    publishSentAt: col('publish_sent_at') as Date | null,
-    platformPostId: col('platform_post_id') as string | null,
-    permalink: col('permalink') as string | null,
-    error: col('error') as string | null,
-    publishedAt: col('published_at') as Date | null,
-    firstCommentId: col('first_comment_id') as string | null,
-    firstCommentError: col('first_comment_error') as string | null,
-    updatedAt: col('updated_at') as Date,
-  };
-}
-
 /**
- * The columns the mappers read. Named, never `*`: a prepared `SELECT *` fails on every open
- * connection once a migration adds a column ("cached plan must not change result type").
+ * The fields the statements return, each named, never `*`: a prepared `SELECT *` fails on every
+ * open connection once a migration adds a column ("cached plan must not change result type").
  */
-export const POST_COLUMNS = `id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
-  status, published_at, attempts, unsettled, last_error, created_by, options, created_at, updated_at`;
-export const TARGET_COLUMNS = `post_id, account_id, position, network, username, status, container_id,
-  publish_sent_at, platform_post_id, permalink, error, published_at, first_comment_id,
-  first_comment_error, updated_at`;
+export const POST_FIELDS: Fields<Post> = {
+  id: true,
+  partnerId: true,
+  workspaceId: true,
+  externalRef: true,
+  caption: true,
+  mediaIds: true,
+  media: true,
+  scheduleAt: true,
+  status: true,
+  publishedAt: true,
+  attempts: true,
+  unsettled: true,
+  lastError: true,
+  createdBy: true,
+  options: true,
+  createdAt: true,
+  updatedAt: true,
+};
+export const TARGET_FIELDS: Fields<PostTarget> = {
+  postId: true,
+  accountId: true,
+  position: true,
+  network: true,
+  username: true,
+  status: true,
+  containerId: true,
+  publishSentAt: true,
+  platformPostId: true,
+  permalink: true,
+  error: true,
+  publishedAt: true,
+  firstCommentId: true,
+  firstCommentError: true,
+  waitingUntil: true,
+  waitingSince: true,
+  updatedAt: true,
+};
+
+/** The prefix of a target's fields beside its post's in one row (SELECT_POST_WITH_TARGETS). */
+export const TARGET_PREFIX = 't_';
 
 /** The post of SELECT_POST_WITH_TARGETS's rows, with its targets (none when the left join found none). */
-export function postOfRows(rows: Row[]): PostWithTargets | null {
+export function postOfRows(rows: Record<string, unknown>[]): PostWithTargets | null {
   if (!rows[0]) return null;
-  const targets = rows.filter((row) => row.t_post_id !== null).map((row) => targetFromRow(row, 't_'));
-  return { ...postFromRow(rows[0]), targets };
+  const post = prefixedFields(rows[0], POST_FIELDS, '');
+  const targets = rows
+    .filter((row) => row[`${TARGET_PREFIX}postId`] !== null)
+    .map((row) => prefixedFields(row, TARGET_FIELDS, TARGET_PREFIX));
+  return { ...post, targets };
 }
 
 /** A post as it is created; `attempts` and `unsettled` follow from its status. */
@@ -120,6 +113,8 @@ export interface ClaimedTarget {
   media: Pick<Media, 'id' | 'mime' | 'storageKey'>[];
   /** The account's posts published in the rolling window (the photo network's daily limit). */
   publishedInWindow: number;
+  /** Since when this attempt has waited for the network (throttled or down), if it has. */
+  waitingSince: Date | null;
 }
 
 export type TargetRef = Pick<ClaimedTarget, 'postId' | 'accountId'>;
@@ -158,20 +153,31 @@ export const targetColumns = (postId: string, accounts: TargetAccount[]) => [
   accounts.map((a) => a.username),
 ];
 
-export function claimedTarget(job: { post_id: string; account_id: string }, row: Row): ClaimedTarget {
-  const mediaIds = row.media_ids as string[];
-  const media = row.media as ClaimedTarget['media'];
+/** What CLAIM_TARGET returns of a target and its post. */
+export type ClaimedRow = Omit<ClaimedTarget, 'postId' | 'accountId'> & { mediaIds: string[] };
+
+export const CLAIMED_FIELDS: Fields<ClaimedRow> = {
+  network: 't.network',
+  containerId: 't.container_id',
+  publishSentAt: 't.publish_sent_at',
+  caption: 'p.caption',
+  options: 'p.options',
+  mediaIds: 'p.media_ids',
+  media: `(SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
+     FROM media m WHERE m.id = ANY(p.media_ids))`,
+  publishedInWindow: `(SELECT count(*)::int FROM post_targets u
+    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > $4)`,
+  waitingSince: 't.waiting_since',
+};
+
+export function claimedTarget(job: { post_id: string; account_id: string }, row: ClaimedRow): ClaimedTarget {
+  const { mediaIds, media, ...target } = row;
   return {
+    ...target,
     postId: job.post_id,
     accountId: job.account_id,
-    network: row.network as string,
-    containerId: row.container_id as string | null,
-    publishSentAt: row.publish_sent_at as Date | null,
-    caption: row.caption as string,
-    options: row.options as Record<string, unknown>,
     // In the post's order (a carousel's order); a media row deleted meanwhile is left out.
     media: mediaIds.flatMap((id) => media.filter((m) => m.id === id)),
-    publishedInWindow: row.published_in_window as number,
   };
 }
 

@@ -1,5 +1,6 @@
 import { outboxInsertSql } from '@svc/bus';
-import { POST_COLUMNS, TARGET_COLUMNS } from './post-rows.ts';
+import { selectList } from '@svc/db';
+import { CLAIMED_FIELDS, POST_FIELDS, TARGET_FIELDS, TARGET_PREFIX } from './post-rows.ts';
 
 /**
  * Every statement on posts, targets and their outbox rows, named so that each connection parses
@@ -7,17 +8,14 @@ import { POST_COLUMNS, TARGET_COLUMNS } from './post-rows.ts';
  * store runs them.
  */
 
-/** The target columns prefixed `t_`, beside a post's in one row. */
-const PREFIXED_TARGET_COLUMNS = TARGET_COLUMNS.split(',')
-  .map((column) => `t.${column.trim()} AS t_${column.trim()}`)
-  .join(', ');
+const POST_COLUMNS = selectList(POST_FIELDS);
+const TARGET_COLUMNS = selectList(TARGET_FIELDS);
 
 /** A post with its targets, one row per target (one row with null targets when it has none). */
 export const SELECT_POST_WITH_TARGETS = {
   name: 'publishing_select_post',
-  text: `SELECT ${POST_COLUMNS.split(',')
-    .map((column) => `p.${column.trim()}`)
-    .join(', ')}, ${PREFIXED_TARGET_COLUMNS}
+  text: `SELECT ${selectList(POST_FIELDS, { table: 'p' })},
+                ${selectList(TARGET_FIELDS, { table: 't', prefix: TARGET_PREFIX })}
            FROM posts p LEFT JOIN post_targets t ON t.post_id = p.id
           WHERE p.id = $1 ORDER BY t.position`,
 };
@@ -92,7 +90,8 @@ export const START_PUBLISHING = {
 export const RESET_UNPUBLISHED_TARGETS = {
   name: 'publishing_reset_unpublished_targets',
   text: `UPDATE post_targets
-            SET status = 'pending', error = NULL, container_id = NULL, publish_sent_at = NULL, updated_at = now()
+            SET status = 'pending', error = NULL, container_id = NULL, publish_sent_at = NULL,
+                waiting_until = NULL, waiting_since = NULL, updated_at = now()
           WHERE post_id = $1 AND status <> 'published'
          RETURNING ${TARGET_COLUMNS}`,
 };
@@ -121,15 +120,36 @@ RETURNING p.id, p.attempts,
 export const CLAIM_TARGET = {
   name: 'publishing_claim_target',
   text: `
-UPDATE post_targets t SET status = 'publishing', updated_at = now()
+UPDATE post_targets t SET status = 'publishing', waiting_until = NULL, updated_at = now()
   FROM posts p
  WHERE t.post_id = $1 AND t.account_id = $2 AND p.id = t.post_id AND p.attempts = $3
-   AND t.status NOT IN ('published', 'failed')
-RETURNING t.network, t.container_id, t.publish_sent_at, p.caption, p.options, p.media_ids,
-  (SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
-     FROM media m WHERE m.id = ANY(p.media_ids)) AS media,
-  (SELECT count(*)::int FROM post_targets u
-    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > $4) AS published_in_window`,
+   AND t.status NOT IN ('published', 'failed') AND (t.waiting_until IS NULL OR t.waiting_until <= $5)
+RETURNING ${selectList(CLAIMED_FIELDS)}`,
+};
+
+/**
+ * Defers a claimed target until `$3` (the network throttles its account or is down): its job is
+ * queued again then by RESUME_WAITING. `waiting_since` keeps the first deferral of the attempt.
+ */
+export const DEFER_TARGET = {
+  name: 'publishing_defer_target',
+  text: `UPDATE post_targets SET waiting_until = $3, waiting_since = coalesce(waiting_since, $4), updated_at = now()
+          WHERE post_id = $1 AND account_id = $2 AND status NOT IN ('published', 'failed')`,
+};
+
+/** Takes the deferred targets whose time has come (SKIP LOCKED: replicas share them), with their attempt. */
+export const RESUME_WAITING = {
+  name: 'publishing_resume_waiting',
+  text: `
+WITH due AS (
+  SELECT post_id, account_id, waiting_until FROM post_targets
+   WHERE waiting_until <= $1 AND status NOT IN ('published', 'failed')
+   ORDER BY waiting_until LIMIT $2 FOR UPDATE SKIP LOCKED
+)
+UPDATE post_targets t SET waiting_until = NULL, updated_at = now()
+  FROM due, posts p
+ WHERE t.post_id = due.post_id AND t.account_id = due.account_id AND p.id = t.post_id
+RETURNING t.post_id AS "postId", t.account_id AS "accountId", p.attempts, due.waiting_until AS "waitingUntil"`,
 };
 
 export const RECORD_CONTAINER = {
@@ -156,7 +176,7 @@ WITH recorded AS (
      SET status = $3, error = $4,
          platform_post_id = coalesce($5, platform_post_id), permalink = coalesce($6, permalink),
          published_at = coalesce($7, published_at), first_comment_id = coalesce($8, first_comment_id),
-         first_comment_error = coalesce($9, first_comment_error), updated_at = now()
+         first_comment_error = coalesce($9, first_comment_error), waiting_until = NULL, updated_at = now()
    WHERE post_id = $1 AND account_id = $2 AND status NOT IN ('published', 'failed')
   RETURNING post_id
 )
@@ -182,7 +202,7 @@ export const POST_STATUS = { name: 'publishing_post_status', text: 'SELECT statu
 
 export const PUBLISHED_IN_WINDOW = {
   name: 'publishing_published_in_window',
-  text: `SELECT published_at FROM post_targets
+  text: `SELECT published_at AS "publishedAt" FROM post_targets
           WHERE account_id = $1 AND status = 'published' AND published_at > $2
           ORDER BY published_at`,
 };

@@ -2,8 +2,9 @@ import { jobRow, type OutboxRelay, type OutboxRow, outboxColumns, SUBJECTS, writ
 import { type Caller, pageWindow, transaction } from '@svc/db';
 import type pg from 'pg';
 import type { Db } from '../db.ts';
-import type { Post } from '../generated/prisma/client.ts';
+import type { Post, PostTarget } from '../generated/prisma/client.ts';
 import {
+  type ClaimedRow,
   type ClaimedTarget,
   claimedTarget,
   type NewPost,
@@ -11,15 +12,12 @@ import {
   type PostQuery,
   type PostWithTargets,
   postFilter,
-  postFromRow,
   postOfRows,
   type Queryable,
-  type Row,
   type TargetAccount,
   type TargetOutcome,
   type TargetRef,
   targetColumns,
-  targetFromRow,
 } from './post-rows.ts';
 import * as sql from './post-statements.ts';
 
@@ -39,7 +37,7 @@ export class PostStore {
   async create(post: NewPost, accounts: TargetAccount[]): Promise<Post | null> {
     const attempts = post.status === 'publishing' ? 1 : 0;
     const jobs = attempts === 1 ? accounts.map((a) => publishJob(post.id, a.id, 1)) : [];
-    const { rows } = await this.pool.query<Row>({
+    const { rows } = await this.pool.query<Post>({
       ...sql.CREATE_POST,
       values: [
         post.id,
@@ -61,12 +59,12 @@ export class PostStore {
     });
     if (!rows[0]) return null;
     this.sendCommitted(jobs);
-    return postFromRow(rows[0]);
+    return rows[0];
   }
 
   /** A post and its targets by id, in one round trip (no scope check: callers check the row). */
   async read(id: string, db: Queryable = this.pool): Promise<PostWithTargets | null> {
-    const { rows } = await db.query<Row>({ ...sql.SELECT_POST_WITH_TARGETS, values: [id] });
+    const { rows } = await db.query({ ...sql.SELECT_POST_WITH_TARGETS, values: [id] });
     return postOfRows(rows);
   }
 
@@ -96,18 +94,18 @@ export class PostStore {
       const options = JSON.stringify(change.options);
       const values = [post.id, caption, mediaIds, media, scheduleAt, status, externalRef, options];
       // The post first: once it is locked by this update, its targets can be replaced safely.
-      const { rows } = await tx.query<Row>({ ...sql.UPDATE_POST, values });
+      const { rows } = await tx.query<Post>({ ...sql.UPDATE_POST, values });
       if (!rows[0]) return null;
       let targets = post.targets;
       if (change.targets) {
         await tx.query({ ...sql.DELETE_TARGETS, values: [post.id] });
-        const inserted = await tx.query<Row>({
+        const inserted = await tx.query<PostTarget>({
           ...sql.INSERT_TARGETS,
           values: targetColumns(post.id, change.targets),
         });
-        targets = inserted.rows.map((row) => targetFromRow(row));
+        targets = inserted.rows;
       }
-      return { ...postFromRow(rows[0]), targets };
+      return { ...rows[0], targets };
     });
   }
 
@@ -118,16 +116,19 @@ export class PostStore {
   async startPublishing(post: PostWithTargets): Promise<PostWithTargets | null> {
     const attempt = post.attempts + 1;
     const started = await transaction(this.pool, async (tx) => {
-      const moved = await tx.query<Row>({ ...sql.START_PUBLISHING, values: [post.id, post.status, attempt] });
+      const moved = await tx.query<Post>({
+        ...sql.START_PUBLISHING,
+        values: [post.id, post.status, attempt],
+      });
       if (!moved.rows[0]) return null;
-      const reset = await tx.query<Row>({ ...sql.RESET_UNPUBLISHED_TARGETS, values: [post.id] });
-      const targets = reset.rows.map((row) => targetFromRow(row));
+      const reset = await tx.query<PostTarget>({ ...sql.RESET_UNPUBLISHED_TARGETS, values: [post.id] });
+      const targets = reset.rows;
       const jobs = await writeOutbox(
         tx,
         targets.map((t) => publishJob(post.id, t.accountId, attempt)),
       );
       const published = post.targets.filter((t) => t.status === 'published');
-      return { post: { ...postFromRow(moved.rows[0]), targets: [...published, ...targets] }, jobs };
+      return { post: { ...moved.rows[0], targets: [...published, ...targets] }, jobs };
     });
     if (!started) return null;
     this.sendCommitted(started.jobs);
@@ -155,10 +156,34 @@ export class PostStore {
   async claimTarget(
     job: { post_id: string; account_id: string; attempt: number },
     windowStart: Date,
+    now: Date,
   ): Promise<ClaimedTarget | null> {
-    const values = [job.post_id, job.account_id, job.attempt, windowStart];
-    const { rows } = await this.pool.query<Row>({ ...sql.CLAIM_TARGET, values });
+    const values = [job.post_id, job.account_id, job.attempt, windowStart, now];
+    const { rows } = await this.pool.query<ClaimedRow>({ ...sql.CLAIM_TARGET, values });
     return rows[0] ? claimedTarget(job, rows[0]) : null;
+  }
+
+  /** Leaves the target for now: its job is queued again at `until` (see resumeWaiting). */
+  async defer(target: TargetRef, until: Date, now: Date): Promise<void> {
+    await this.pool.query({ ...sql.DEFER_TARGET, values: [target.postId, target.accountId, until, now] });
+  }
+
+  /** Queues again the jobs of deferred targets whose time has come; answers how many. */
+  async resumeWaiting(now: Date, batchSize: number): Promise<number> {
+    const jobs = await transaction(this.pool, async (tx) => {
+      const due = await tx.query<{ postId: string; accountId: string; attempts: number; waitingUntil: Date }>(
+        {
+          ...sql.RESUME_WAITING,
+          values: [now, batchSize],
+        },
+      );
+      return writeOutbox(
+        tx,
+        due.rows.map((t) => publishJob(t.postId, t.accountId, t.attempts, t.waitingUntil.getTime())),
+      );
+    });
+    this.sendCommitted(jobs);
+    return jobs.length;
   }
 
   /** Progress recorded before the next step, so a worker that dies resumes from it. */
@@ -219,8 +244,8 @@ export class PostStore {
   /** When the account's posts in the window were published, oldest first. */
   async publishedSince(accountId: string, since: Date): Promise<Date[]> {
     const values = [accountId, since];
-    const { rows } = await this.pool.query<{ published_at: Date }>({ ...sql.PUBLISHED_IN_WINDOW, values });
-    return rows.map((r) => r.published_at);
+    const { rows } = await this.pool.query<{ publishedAt: Date }>({ ...sql.PUBLISHED_IN_WINDOW, values });
+    return rows.map((r) => r.publishedAt);
   }
 
   /** The oldest post of the workspace that lists this media and may still be sent, if any. */
@@ -243,8 +268,13 @@ export class PostStore {
 }
 
 /** The outbox row of one target's publish job for an attempt. */
-const publishJob = (postId: string, accountId: string, attempt: number) =>
-  jobRow(SUBJECTS.publishJob, { post_id: postId, account_id: accountId, attempt });
+const publishJob = (postId: string, accountId: string, attempt: number, resumes?: number) =>
+  jobRow(SUBJECTS.publishJob, {
+    post_id: postId,
+    account_id: accountId,
+    attempt,
+    ...(resumes ? { resumes } : {}),
+  });
 
 async function lockMedia(tx: pg.PoolClient, mediaIds: string[]): Promise<boolean> {
   if (mediaIds.length === 0) return true;

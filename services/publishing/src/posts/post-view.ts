@@ -29,6 +29,7 @@ export function viewOfPost(post: PostWithTargets): PostView {
       error: t.error,
       published_at: iso(t.publishedAt),
       first_comment_error: t.firstCommentError,
+      waiting_until: iso(t.waitingUntil),
     })),
     schedule_at: iso(post.scheduleAt),
     status: post.status,
@@ -63,6 +64,8 @@ export function pendingTarget(
     publishedAt: null,
     firstCommentId: null,
     firstCommentError: null,
+    waitingUntil: null,
+    waitingSince: null,
     updatedAt: post.updatedAt,
   };
 }

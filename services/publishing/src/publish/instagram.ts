@@ -2,7 +2,7 @@ import type { AccountToken } from '@svc/directory';
 import { GraphApiError } from '@svc/graph-client';
 import { pollWithBackoff } from '@svc/net';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
-import { NetworkPublisher } from './network-publisher.ts';
+import { NetworkPublisher, PublishRefused } from './network-publisher.ts';
 
 /**
  * Instagram: container (or carousel children then parent) → wait until FINISHED → media_publish
@@ -11,9 +11,6 @@ import { NetworkPublisher } from './network-publisher.ts';
  * asking the network (container PUBLISHED, the account's recent media) instead of posting again.
  */
 const CONTAINER_POLL = { firstDelayMs: 200, maxDelayMs: 5_000, deadlineMs: 5 * 60_000 };
-
-/** The network refused the media; the target fails with this message. */
-export class PublishRefused extends Error {}
 
 export class InstagramPublisher extends NetworkPublisher {
   async publish(target: ClaimedTarget, account: AccountToken): Promise<Published> {

@@ -6,6 +6,9 @@ import type { MediaFiles } from '../media/media-files.ts';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';
 
+/** The network refused the post, or its outcome cannot be known; the target fails with this message. */
+export class PublishRefused extends Error {}
+
 /**
  * How long a publish call whose answer was lost may still complete at the network (and be live):
  * asked again for this long, backing off, before the target is failed.
@@ -45,6 +48,8 @@ export abstract class NetworkPublisher {
       if (error instanceof GraphApiError && (error.kind === 'timeout' || error.kind === 'network')) {
         const adopted = await pollWithBackoff(() => adopt(sentAt), UNKNOWN_OUTCOME_GRACE);
         if (adopted) return { adopted };
+        // Still unknown: the target fails rather than waits, since sending again could post twice.
+        throw new PublishRefused(error.message);
       }
       throw error;
     }

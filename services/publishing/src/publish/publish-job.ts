@@ -4,8 +4,9 @@ import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { ClaimedTarget, Published, TargetOutcome } from '../posts/post-rows.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
-import { InstagramPublisher, PublishRefused } from './instagram.ts';
-import type { NetworkPublisher, NetworkTools } from './network-publisher.ts';
+import { retryTimeOf } from './deferral.ts';
+import { InstagramPublisher } from './instagram.ts';
+import { type NetworkPublisher, type NetworkTools, PublishRefused } from './network-publisher.ts';
 import { PagePublisher } from './page.ts';
 import type { PublishMetrics } from './publish-metrics.ts';
 import type { Settlement } from './settlement.ts';
@@ -16,7 +17,8 @@ import type { Settlement } from './settlement.ts';
  * outbox with the post by the post store. Idempotent: a settled target is skipped, so a
  * redelivered job (crash, timeout) never posts twice; a half-done one resumes from what was
  * recorded. Provider refusals fail the target with the provider's message (failed posts are never
- * retried automatically); our own faults (database, bus) leave the job for redelivery.
+ * retried automatically); a throttled account or a network that is down defers the target (see
+ * deferral.ts); our own faults (database, bus) leave the job for redelivery.
  */
 export class PublishJobs {
   private readonly networks: Record<string, NetworkPublisher>;
@@ -35,12 +37,13 @@ export class PublishJobs {
     const { store, accounts, settlement } = this.tools;
     // The token is asked for beside the claim (the job names the account): it is wasted only on a
     // redelivered job whose target settled already.
+    const now = this.tools.now();
     const [target, account] = await Promise.all([
-      store.claimTarget(job, windowStart(this.tools.now())),
+      store.claimTarget(job, windowStart(now), now),
       tokenFor(accounts, job.account_id),
     ]);
-    // Settled already (a redelivered job), or superseded. Its settlement may have counted the post
-    // down to 0 and then died before settling the post: that is finished here.
+    // Settled already (a redelivered job), superseded, or deferred to later. Its settlement may have
+    // counted the post down to 0 and then died before settling the post: that is finished here.
     if (!target) return settlement.settlePost(job.post_id);
     try {
       await this.carryOut(target, account);
@@ -70,9 +73,21 @@ export class PublishJobs {
       // the same on every redelivery, so the target fails now.
       if (error instanceof ServiceError && error.code === 'unsupported') return fail(error.message);
       if (!(error instanceof GraphApiError)) throw error;
+      const retryAt = retryTimeOf(error, target, this.tools.now());
+      if (retryAt) return this.defer(target, retryAt, error);
       await accounts.reportTokenProblem(target.accountId, account.token, error);
       return fail(error.message);
     }
+  }
+
+  /** Leaves the target publishing until `retryAt`, when the worker's scheduler queues its job again. */
+  private async defer(target: ClaimedTarget, retryAt: Date, error: GraphApiError): Promise<void> {
+    await this.tools.store.defer(target, retryAt, this.tools.now());
+    this.tools.metrics.outcome(target.network, 'deferred');
+    this.tools.logger.warn(
+      { post: target.postId, account: target.accountId, retryAt, kind: error.kind, err: error.message },
+      'the network cannot take this target now; deferred',
+    );
   }
 
   /** The target published, then its first comment (whose failure is reported, not fatal). */

@@ -1,3 +1,4 @@
+import { type Fields, selectList } from '@svc/db';
 import type pg from 'pg';
 import type { AttemptFields } from '../delivery-view.ts';
 
@@ -33,6 +34,18 @@ export interface ClaimRequest {
   perEndpointLimit: number;
   claimToken: string;
 }
+
+const CLAIMED_FIELDS: Fields<ClaimedAttempt> = {
+  eventId: 'd.event_id',
+  partnerId: 'd.partner_id',
+  attemptCount: 'd.attempt_count',
+  maxAttempts: 'd.max_attempts',
+  claimToken: 'd.claim_token',
+  eventType: 'e.type',
+  body: 'e.body',
+  url: 'w.url',
+  secretSealed: 'w.secret_sealed',
+};
 
 // The lanes differ only in their predicate, which matches one partial index each (see migration).
 const LANE_PREDICATE: Record<Lane, string> = {
@@ -76,8 +89,7 @@ UPDATE deliveries d
   JOIN events e ON e.id = chosen.event_id
   LEFT JOIN webhooks w ON w.partner_id = chosen.partner_id
  WHERE d.event_id = chosen.event_id
-RETURNING d.event_id, d.partner_id, d.attempt_count, d.max_attempts, d.claim_token,
-          e.type, e.body, w.url, w.secret_sealed`,
+RETURNING ${selectList(CLAIMED_FIELDS)}`,
   };
 }
 
@@ -87,7 +99,7 @@ export async function claimDue(pool: pg.Pool, request: ClaimRequest): Promise<Cl
   const saturated = [...request.inFlight]
     .filter(([, count]) => count >= request.perEndpointLimit)
     .map(([partner]) => partner);
-  const { rows } = await pool.query({
+  const { rows } = await pool.query<ClaimedAttempt>({
     ...CLAIM[request.lane],
     values: [
       request.now,
@@ -101,17 +113,7 @@ export async function claimDue(pool: pg.Pool, request: ClaimRequest): Promise<Cl
       request.claimToken,
     ],
   });
-  return rows.map((row) => ({
-    eventId: row.event_id,
-    partnerId: row.partner_id,
-    attemptCount: row.attempt_count,
-    maxAttempts: row.max_attempts,
-    claimToken: row.claim_token,
-    eventType: row.type,
-    body: row.body,
-    url: row.url,
-    secretSealed: row.secret_sealed,
-  }));
+  return rows;
 }
 
 export interface AttemptRecord extends AttemptFields {

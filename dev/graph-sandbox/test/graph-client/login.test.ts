@@ -1,5 +1,5 @@
+import { GraphApiError, parseSignedRequest } from '@svc/graph-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GraphApiError, parseSignedRequest } from '../src/index.ts';
 import { ALL_SCOPES, APP_SECRET, connectUser, failure, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;

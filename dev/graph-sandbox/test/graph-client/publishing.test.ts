@@ -1,5 +1,5 @@
+import type { GraphApiError } from '@svc/graph-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphApiError } from '../src/index.ts';
 import { type Connected, connectUser, failure, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;

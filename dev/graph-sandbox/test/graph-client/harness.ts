@@ -1,11 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type RunningSandbox, type SandboxConfig, sandboxConfig, startSandbox } from '@svc/graph-sandbox';
-import { GraphClient } from '../src/index.ts';
+import { GraphClient } from '@svc/graph-client';
+import { type RunningSandbox, type SandboxConfig, sandboxConfig, startSandbox } from '../../src/index.ts';
 
 /**
- * The real sandbox in-process on port 0 plus a small "internet": image fixtures the sandbox
- * fetches, and a webhook receiver that keeps the raw bytes Meta would send.
+ * The product's client (@svc/graph-client) against the real sandbox in-process on port 0, plus a
+ * small "internet": image fixtures the sandbox fetches, and a webhook receiver that keeps the raw
+ * bytes Meta would send. These contract tests live with the sandbox, not the client, so the
+ * client's package needs no development tool to be tested.
  */
 export const APP_SECRET = 'contract-test-app-secret-0123456789';
 
@@ -94,6 +96,8 @@ export interface Harness {
   sandbox: RunningSandbox;
   internet: Internet;
   client: GraphClient;
+  /** A new client in place of `client`: without what Meta told the old one (usage, outage). */
+  renewClient(): Promise<void>;
   sleeps: number[];
   control<T = Record<string, unknown>>(
     method: string,
@@ -120,19 +124,20 @@ export async function startHarness(
   });
   const sandbox = await startSandbox(config);
   const sleeps: number[] = [];
-  const client = new GraphClient({
-    baseUrl: sandbox.url,
-    apiVersion: 'v25.0',
-    dialogBaseUrl: sandbox.url,
-    appId: config.appId,
-    appSecret: APP_SECRET,
-    timeoutMs: clientTimeoutMs,
-    retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    random: () => 0.5,
-  });
+  const newClient = () =>
+    new GraphClient({
+      baseUrl: sandbox.url,
+      apiVersion: 'v25.0',
+      dialogBaseUrl: sandbox.url,
+      appId: config.appId,
+      appSecret: APP_SECRET,
+      timeoutMs: clientTimeoutMs,
+      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+      random: () => 0.5,
+    });
   const control = async <T>(method: string, path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {
       method,
@@ -141,10 +146,14 @@ export async function startHarness(
     });
     return { status: res.status, body: (await res.json()) as T };
   };
-  return {
+  const harness: Harness = {
     sandbox,
     internet,
-    client,
+    client: newClient(),
+    async renewClient() {
+      await harness.client.close();
+      harness.client = newClient();
+    },
     sleeps,
     control,
     close: async () => {
@@ -152,6 +161,7 @@ export async function startHarness(
       await internet.close();
     },
   };
+  return harness;
 }
 
 export const ALL_SCOPES = [

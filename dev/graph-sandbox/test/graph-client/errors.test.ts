@@ -1,5 +1,5 @@
+import { GraphApiError, GraphClient } from '@svc/graph-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { GraphApiError } from '../src/index.ts';
 import { type Connected, connectUser, failure, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;
@@ -10,6 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 beforeEach(async () => {
+  // Each case starts from a client that has not been told of another case's usage or limits.
+  await h.renewClient();
   h.sleeps.length = 0;
   await h.control('DELETE', '/__sandbox/faults');
 });
@@ -122,7 +124,6 @@ describe('error classes through the client', () => {
 
   // Guarantee: nobody listening is a network_error of kind network, with the cause in the message.
   it('reports an unreachable Graph host', async () => {
-    const { GraphClient } = await import('../src/index.ts');
     const dead = new GraphClient({ ...h.client.config, baseUrl: 'http://127.0.0.1:1' });
     const error = await failure<GraphApiError>(() => dead.accounts.me('t'));
     expect(error.kind).toBe('network');

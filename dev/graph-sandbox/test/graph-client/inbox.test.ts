@@ -1,5 +1,5 @@
+import { answerVerificationChallenge, type GraphApiError, verifyWebhookSignature } from '@svc/graph-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerVerificationChallenge, type GraphApiError, verifyWebhookSignature } from '../src/index.ts';
 import { APP_SECRET, type Connected, connectUser, failure, type Harness, startHarness } from './harness.ts';
 
 let h: Harness;
