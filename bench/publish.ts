@@ -30,7 +30,7 @@
 //   5. the image download the sandbox makes per target: signed gateway URL (as the sandbox was given
 //      it for the warm-up posts) vs a bare server.
 // Then where a target's time goes, step by step, from publishing's own records. Prints the figures,
-// the ratios against the baselines, and PASS/FAIL against the targets; exits 1 only when the run
+// the ratios against the baselines, and MET/NOT MET against the targets; exits 1 only when the run
 // itself went wrong (refused POSTs, posts not published, a duplicate publish).
 //
 // Environment: BENCH_POSTS (default 2000), BENCH_WORKSPACES (60), BENCH_CONCURRENCY (16),

@@ -57,7 +57,18 @@ export function cpuBreakdown(
     .map(([name, t]) => `${name} ${((t / TICKS_PER_S / seconds) * 100).toFixed(0)}%`);
   const foreign =
     ((byName.get('other') ?? 0) + (byName.get('ended processes/kernel') ?? 0)) / TICKS_PER_S / seconds;
-  return { machineBusy: cores, foreign, line: parts.join(', ') };
+  // The system's own CPU: every process of the run (services, sandbox, Postgres, NATS, Redis) but
+  // this runner and what is not of the run.
+  const notOfTheSystem = ['bench runner', 'other', 'ended processes/kernel'];
+  const systemTicks = [...byName]
+    .filter(([name]) => !notOfTheSystem.includes(name))
+    .reduce((a, [, t]) => a + t, 0);
+  return {
+    machineBusy: cores,
+    foreign,
+    line: parts.join(', '),
+    systemMs: (systemTicks / TICKS_PER_S) * 1000,
+  };
 }
 
 /** Which service owns each Postgres client port (from /proc: the sockets of each service's process). */

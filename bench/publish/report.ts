@@ -1,4 +1,4 @@
-// What bench:publish prints: every figure beside its baseline, then PASS/FAIL against the targets.
+// What bench:publish prints: every figure beside its baseline, then MET/NOT MET against the targets.
 import type { Sustained, Throughput } from './load-phases.ts';
 import {
   ALONE_POSTS,
@@ -37,6 +37,7 @@ function throughputLines({ throughput: t, ceiling }: Results): string[] {
     `  POST → post settled: p50 ${fmt(pct(t.postToSettled, 0.5))} ms, p99 ${fmt(pct(t.postToSettled, 0.99))} ms, max ${fmt(Math.max(...t.postToSettled))} ms`,
     `  sandbox ceiling (same Graph calls directly, ${WORKER_CONCURRENCY} in flight): ${ceiling.toFixed(0)} targets/s → product / sandbox ${((t.throughput / ceiling) * 100).toFixed(1)}%`,
     `  Postgres transactions committed per target (all services; a standalone statement counts as one): ${t.transactionsPerTarget.toFixed(1)}`,
+    `  CPU per target (every process of the system, Postgres, NATS and the sandbox included): ${cpuPerTarget(t).toFixed(2)} ms`,
     `  CPU while it ran (% of one core; ${(t.cpu.machineBusy * 100).toFixed(0)}% of the machine's 2 cores busy, ${(t.cpu.foreign * 100).toFixed(0)}% of a core by processes not of this run): ${t.cpu.line}`,
   ];
 }
@@ -84,13 +85,21 @@ function breakdownLines(r: Results): string[] {
   ];
 }
 
-function targetLines({ throughput: t, sustained: s, wait: w }: Results): string[] {
+const cpuPerTarget = (t: Throughput) => t.cpu.systemMs / Math.max(1, t.targetsPublished);
+
+function targetLines({ throughput: t, sustained: s, wait: w, ceiling }: Results): string[] {
   const sustainedP99 = pct(s.latencies, 0.99);
+  const settledP99 = pct(s.toSettled, 0.99);
   const overheadP50 = pct(w.overheads, 0.5);
+  const share = t.throughput / ceiling;
   return [
-    `targets (issue 6, 2-core machine):`,
+    `targets (issues 6 and 27, 2-core machine; ratios judged within this run):`,
     `  ≥ ${TARGETS.throughput} targets/s end to end:   ${t.throughput.toFixed(0)}  ${verdict(t.throughput >= TARGETS.throughput)}`,
+    `  end to end ≥ ${TARGETS.ceilingShare * 100}% of the sandbox-direct ceiling: ${(share * 100).toFixed(1)}%  ${verdict(share >= TARGETS.ceilingShare)}`,
+    `  ≤ ${TARGETS.transactionsPerTarget} Postgres transactions per target: ${t.transactionsPerTarget.toFixed(1)}  ${verdict(t.transactionsPerTarget <= TARGETS.transactionsPerTarget)}`,
+    `  ≤ ${TARGETS.cpuMsPerTarget} ms of CPU per target: ${cpuPerTarget(t).toFixed(2)} ms  ${verdict(cpuPerTarget(t) <= TARGETS.cpuMsPerTarget)}`,
     `  POST /v1/posts p99 < ${TARGETS.postP99} ms (under the target load): ${fmt(sustainedP99)} ms  ${verdict(sustainedP99 < TARGETS.postP99)}`,
+    `  POST → post settled p99 < ${TARGETS.settledP99} ms (under the target load): ${fmt(settledP99)} ms  ${verdict(settledP99 < TARGETS.settledP99)}`,
     `  wait=true overhead p50 < ${TARGETS.waitOverheadP50} ms: ${fmt(overheadP50)} ms  ${verdict(overheadP50 < TARGETS.waitOverheadP50)}`,
   ];
 }

@@ -22,7 +22,17 @@ export const NATS_URL = envVar('NATS_URL', 'nats://127.0.0.1:4222');
 // publishing, and the Meta app the sandbox and the product both know.
 export const VAULT_CREDENTIAL = 'development-vault-publishing';
 export const META_APP = { appId: '465000000000001', appSecret: 'sandbox-app-secret-0123456789abcdef' };
-export const TARGETS = { throughput: 150, postP99: 50, waitOverheadP50: 30 };
+export const TARGETS = {
+  throughput: 150,
+  postP99: 50,
+  waitOverheadP50: 30,
+  // Issue 27: end to end against the sandbox-direct ceiling of the same run, Postgres commits and
+  // CPU per target (half the 6.5 ms measured before), POST → settled under the target load.
+  ceilingShare: 0.35,
+  transactionsPerTarget: 3,
+  cpuMsPerTarget: 3.25,
+  settledP99: 1_000,
+};
 /** Posts of the sustained phase: the throughput target's rate (two targets a post) for its duration. */
 export const SUSTAINED_RATE = TARGETS.throughput / 2;
 export const SUSTAINED_COUNT = Math.round(SUSTAINED_RATE * SUSTAINED_SECONDS);
@@ -37,7 +47,7 @@ export const benchStart = performance.now();
 export const say = (line: string) =>
   process.stderr.write(`[${((performance.now() - benchStart) / 1000).toFixed(0).padStart(3)} s] ${line}\n`);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-export const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+export const verdict = (ok: boolean) => (ok ? 'MET' : 'NOT MET');
 
 export function percentile(values: number[], q: number): number {
   if (values.length === 0) return Number.NaN;

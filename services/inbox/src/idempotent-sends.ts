@@ -1,9 +1,23 @@
 import type { IdempotencyClaim } from '@svc/contracts';
 import type { MessageView } from '@svc/contracts/public';
+import type { AccountsDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
+import type { GraphClient } from '@svc/graph-client';
+import type { InboxEvents } from './inbox-events.ts';
 import type { MessageRow } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
+import type { SendRecords } from './send-records.ts';
 import { messageView } from './views.ts';
+
+/** What a send of either kind (a message, a private reply) works with. */
+export interface SendingParts {
+  store: InboxStore;
+  records: SendRecords;
+  accounts: AccountsDirectory;
+  graph: GraphClient;
+  events: InboxEvents;
+  now: () => Date;
+}
 
 /**
  * `Idempotency-Key` on sends: the key is stored on the outbound message itself, claimed before

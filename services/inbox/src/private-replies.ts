@@ -1,15 +1,12 @@
 import type { IdempotencyClaim } from '@svc/contracts';
 import type { MessageView, RequestOrigin } from '@svc/contracts/public';
 import { type Caller, isUniqueViolation } from '@svc/db';
-import type { AccountsDirectory, KnownAccount } from '@svc/directory';
+import type { KnownAccount } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
-import { GraphApiError, type GraphClient } from '@svc/graph-client';
+import { GraphApiError } from '@svc/graph-client';
 import { newId } from '@svc/ids';
-import { replayedSend } from './idempotent-sends.ts';
-import type { InboxEvents } from './inbox-events.ts';
+import { replayedSend, type SendingParts } from './idempotent-sends.ts';
 import type { MessageRow, NewConversation, NewMessage } from './inbox-rows.ts';
-import type { InboxStore } from './inbox-store.ts';
-import type { SendRecords } from './send-records.ts';
 import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
 import { messageView, privateReply } from './views.ts';
@@ -42,16 +39,7 @@ export interface PrivateReplyRequest {
  * and frees the comment (or marks it not allowed).
  */
 export class PrivateReplies {
-  constructor(
-    private readonly deps: {
-      store: InboxStore;
-      records: SendRecords;
-      accounts: AccountsDirectory;
-      graph: GraphClient;
-      events: InboxEvents;
-      now: () => Date;
-    },
-  ) {}
+  constructor(private readonly deps: SendingParts) {}
 
   async send(caller: Caller, req: PrivateReplyRequest): Promise<{ message: MessageView; replayed: boolean }> {
     const { store, now } = this.deps;

@@ -2,17 +2,14 @@ import type { IdempotencyClaim, PublishingService, ServiceClient } from '@svc/co
 import type { MessageView, RequestOrigin } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
 import { isUniqueViolation } from '@svc/db';
-import type { AccountsDirectory, KnownAccount } from '@svc/directory';
+import type { KnownAccount } from '@svc/directory';
 import { errors, ServiceError } from '@svc/errors';
-import { GraphApiError, type GraphClient } from '@svc/graph-client';
+import { GraphApiError } from '@svc/graph-client';
 import { newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
-import { replayedSend } from './idempotent-sends.ts';
-import type { InboxEvents } from './inbox-events.ts';
+import { replayedSend, type SendingParts } from './idempotent-sends.ts';
 import type { ConversationRow, MessageRow, NewMessage } from './inbox-rows.ts';
-import type { InboxStore } from './inbox-store.ts';
 import { attachmentsOf } from './network-history.ts';
-import type { SendRecords } from './send-records.ts';
 import { sendingAccount } from './sending-account.ts';
 import { checkText } from './text-limits.ts';
 import { messageView, SEVEN_DAYS_MS, STANDARD_WINDOW_MS } from './views.ts';
@@ -55,15 +52,9 @@ interface Delivery {
  */
 export class Sender {
   constructor(
-    private readonly deps: {
-      store: InboxStore;
-      records: SendRecords;
-      accounts: AccountsDirectory;
-      graph: GraphClient;
+    private readonly deps: SendingParts & {
       publishing: ServiceClient<typeof PublishingService>;
-      events: InboxEvents;
       logger: Logger;
-      now: () => Date;
     },
   ) {}
 
@@ -247,22 +238,34 @@ export class Sender {
     if (req.mediaIds.length > 0) throw errors.validation('media', 'comments and replies carry text only');
     if (req.tag) throw errors.validation('tag', 'tag applies to direct messages only');
     checkText(req.text, conversation.network, 'comment');
-    const { graph, store } = this.deps;
+    const parent = req.replyTo ? await this.topLevelComment(caller, conversation, req.replyTo) : null;
+    const { graph } = this.deps;
     const instagram = conversation.network === 'photo_network';
-    if (!req.replyTo) {
-      const objectId = conversation.threadKey;
-      return {
-        kind: 'comment',
-        parentPlatformId: null,
-        attachments: [],
-        call: async (token) =>
-          (instagram
-            ? await graph.inbox.commentOnInstagramMedia(token, objectId, req.text)
-            : await graph.inbox.commentOnPageObject(token, objectId, req.text)
-          ).id,
-      };
-    }
-    const answered = await store.message(caller, req.replyTo).catch(() => undefined);
+    const text = req.text;
+    return {
+      kind: parent ? 'reply' : 'comment',
+      parentPlatformId: parent,
+      attachments: [],
+      call: async (token) => {
+        if (!instagram)
+          return (await graph.inbox.commentOnPageObject(token, parent ?? conversation.threadKey, text)).id;
+        return parent
+          ? (await graph.inbox.replyToInstagramComment(token, parent, text)).id
+          : (await graph.inbox.commentOnInstagramMedia(token, conversation.threadKey, text)).id;
+      },
+    };
+  }
+
+  /**
+   * The network id of the comment a reply answers: `reply_to`'s, or its thread's when it is a reply
+   * itself (the network takes replies to top-level comments only).
+   */
+  private async topLevelComment(
+    caller: Caller,
+    conversation: ConversationRow,
+    replyTo: string,
+  ): Promise<string> {
+    const answered = await this.deps.store.message(caller, replyTo).catch(() => undefined);
     if (
       !answered ||
       answered.conversationId !== conversation.id ||
@@ -270,17 +273,6 @@ export class Sender {
       !answered.platformMessageId
     )
       throw errors.validation('reply_to', 'reply_to must name a comment of this conversation');
-    // The network takes replies to top-level comments only: a reply to a reply answers its thread.
-    const topLevel = answered.parentPlatformId ?? answered.platformMessageId;
-    return {
-      kind: 'reply',
-      parentPlatformId: topLevel,
-      attachments: [],
-      call: async (token) =>
-        (instagram
-          ? await graph.inbox.replyToInstagramComment(token, topLevel, req.text)
-          : await graph.inbox.commentOnPageObject(token, topLevel, req.text)
-        ).id,
-    };
+    return answered.parentPlatformId ?? answered.platformMessageId;
   }
 }

@@ -166,7 +166,7 @@ export const CLAIMED_FIELDS: Fields<ClaimedRow> = {
   media: `(SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
      FROM media m WHERE m.id = ANY(p.media_ids))`,
   publishedInWindow: `(SELECT count(*)::int FROM post_targets u
-    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > $4)`,
+    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > j.window_start)`,
   waitingSince: 't.waiting_since',
 };
 

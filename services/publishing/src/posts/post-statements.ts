@@ -113,18 +113,21 @@ RETURNING p.id, p.attempts,
 };
 
 /**
- * Claims a target for this attempt: nothing when it is settled already or the job belongs to an
- * earlier attempt (a redelivered or superseded job), so nothing is ever posted twice. Also counts
- * the account's posts in the daily-limit window, saving the photo network's check a round trip.
+ * Claims targets for their attempts, a batch of jobs in one statement (see TargetSteps): a target
+ * settled already or whose job belongs to an earlier attempt (a redelivered or superseded job) is
+ * not claimed, so nothing is ever posted twice, nor one deferred to a later time. Also counts each
+ * account's posts in the daily-limit window, saving the photo network's check a round trip.
  */
-export const CLAIM_TARGET = {
-  name: 'publishing_claim_target',
+export const CLAIM_TARGETS = {
+  name: 'publishing_claim_targets',
   text: `
 UPDATE post_targets t SET status = 'publishing', waiting_until = NULL, updated_at = now()
-  FROM posts p
- WHERE t.post_id = $1 AND t.account_id = $2 AND p.id = t.post_id AND p.attempts = $3
-   AND t.status NOT IN ('published', 'failed') AND (t.waiting_until IS NULL OR t.waiting_until <= $5)
-RETURNING ${selectList(CLAIMED_FIELDS)}`,
+  FROM posts p,
+       unnest($1::text[], $2::text[], $3::int[], $4::timestamptz[], $5::timestamptz[])
+         AS j(post_id, account_id, attempt, window_start, now)
+ WHERE t.post_id = j.post_id AND t.account_id = j.account_id AND p.id = t.post_id AND p.attempts = j.attempt
+   AND t.status NOT IN ('published', 'failed') AND (t.waiting_until IS NULL OR t.waiting_until <= j.now)
+RETURNING t.post_id AS "postId", t.account_id AS "accountId", ${selectList(CLAIMED_FIELDS)}`,
 };
 
 /**
@@ -152,37 +155,59 @@ UPDATE post_targets t SET waiting_until = NULL, updated_at = now()
 RETURNING t.post_id AS "postId", t.account_id AS "accountId", p.attempts, due.waiting_until AS "waitingUntil"`,
 };
 
-export const RECORD_CONTAINER = {
-  name: 'publishing_record_container',
-  text: 'UPDATE post_targets SET container_id = $3, updated_at = now() WHERE post_id = $1 AND account_id = $2',
+/** The containers of a batch of targets, recorded before their status is awaited. */
+export const RECORD_CONTAINERS = {
+  name: 'publishing_record_containers',
+  text: `UPDATE post_targets t SET container_id = v.container_id, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS v(post_id, account_id, container_id)
+          WHERE t.post_id = v.post_id AND t.account_id = v.account_id`,
 };
 
+/** When the final publish call of a batch of targets is sent, recorded before it is. */
 export const RECORD_PUBLISH_SENT = {
   name: 'publishing_record_publish_sent',
-  text: 'UPDATE post_targets SET publish_sent_at = $3, updated_at = now() WHERE post_id = $1 AND account_id = $2',
+  text: `UPDATE post_targets t SET publish_sent_at = v.sent_at, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS v(post_id, account_id, sent_at)
+          WHERE t.post_id = v.post_id AND t.account_id = v.account_id`,
 };
 
 /**
- * Records the target's outcome and counts its post down, in one statement (atomic without a
- * transaction block), answering how many targets are left. A target settled already is left as
- * it is and counts nothing: a redelivered job cannot count a post down twice. A published
- * outcome clears the error; a failure keeps what the target recorded before.
+ * Records a batch of targets' outcomes and counts their posts down, in one statement (atomic
+ * without a transaction block), answering each recorded target with its post's targets left
+ * (null when the post is no longer publishing). A target settled already is left as it is and
+ * counts nothing: a redelivered job cannot count a post down twice. A published outcome clears the
+ * error; a failure keeps what the target recorded before.
  */
-export const RECORD_OUTCOME = {
-  name: 'publishing_record_outcome',
+export const RECORD_OUTCOMES = {
+  name: 'publishing_record_outcomes',
   text: `
-WITH recorded AS (
-  UPDATE post_targets
-     SET status = $3, error = $4,
-         platform_post_id = coalesce($5, platform_post_id), permalink = coalesce($6, permalink),
-         published_at = coalesce($7, published_at), first_comment_id = coalesce($8, first_comment_id),
-         first_comment_error = coalesce($9, first_comment_error), waiting_until = NULL, updated_at = now()
-   WHERE post_id = $1 AND account_id = $2 AND status NOT IN ('published', 'failed')
-  RETURNING post_id
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+                       $7::timestamptz[], $8::text[], $9::text[])
+    AS v(post_id, account_id, status, error, platform_post_id, permalink, published_at,
+         first_comment_id, first_comment_error)
+), recorded AS (
+  UPDATE post_targets t
+     SET status = v.status, error = v.error,
+         platform_post_id = coalesce(v.platform_post_id, t.platform_post_id),
+         permalink = coalesce(v.permalink, t.permalink),
+         published_at = coalesce(v.published_at, t.published_at),
+         first_comment_id = coalesce(v.first_comment_id, t.first_comment_id),
+         first_comment_error = coalesce(v.first_comment_error, t.first_comment_error),
+         waiting_until = NULL, updated_at = now()
+    FROM v
+   WHERE t.post_id = v.post_id AND t.account_id = v.account_id AND t.status NOT IN ('published', 'failed')
+  RETURNING t.post_id, t.account_id
+), counted AS (
+  SELECT post_id, count(*)::int AS n FROM recorded GROUP BY post_id
+), left_over AS (
+  UPDATE posts p SET unsettled = p.unsettled - counted.n
+    FROM counted
+   WHERE p.id = counted.post_id AND p.status = 'publishing'
+  RETURNING p.id, p.unsettled
 )
-UPDATE posts SET unsettled = unsettled - 1
- WHERE id = (SELECT post_id FROM recorded) AND status = 'publishing'
-RETURNING unsettled`,
+SELECT r.post_id AS "postId", r.account_id AS "accountId", l.unsettled
+  FROM recorded r LEFT JOIN left_over l ON l.id = r.post_id`,
 };
 
 /** The post's outcome and its event, written only while the post is still publishing. */

@@ -4,9 +4,6 @@ import type pg from 'pg';
 import type { Db } from '../db.ts';
 import type { Post, PostTarget } from '../generated/prisma/client.ts';
 import {
-  type ClaimedRow,
-  type ClaimedTarget,
-  claimedTarget,
   type NewPost,
   type PostChange,
   type PostQuery,
@@ -20,6 +17,7 @@ import {
   targetColumns,
 } from './post-rows.ts';
 import * as sql from './post-statements.ts';
+import { TargetSteps } from './target-steps.ts';
 
 /**
  * Every read and write of posts, targets and their outbox rows (publish jobs, post events). Rows
@@ -27,11 +25,15 @@ import * as sql from './post-statements.ts';
  * fallback), so callers never handle outbox rows.
  */
 export class PostStore {
+  private readonly steps: TargetSteps;
+
   constructor(
     private readonly pool: pg.Pool,
     private readonly db: Db,
     private readonly relay: OutboxRelay,
-  ) {}
+  ) {
+    this.steps = new TargetSteps(pool);
+  }
 
   /** The post and its targets, written with their jobs; null when a media item was deleted meanwhile. */
   async create(post: NewPost, accounts: TargetAccount[]): Promise<Post | null> {
@@ -152,15 +154,9 @@ export class PostStore {
     return started;
   }
 
-  /** Claims a target for this attempt; null when settled already or superseded (see CLAIM_TARGET). */
-  async claimTarget(
-    job: { post_id: string; account_id: string; attempt: number },
-    windowStart: Date,
-    now: Date,
-  ): Promise<ClaimedTarget | null> {
-    const values = [job.post_id, job.account_id, job.attempt, windowStart, now];
-    const { rows } = await this.pool.query<ClaimedRow>({ ...sql.CLAIM_TARGET, values });
-    return rows[0] ? claimedTarget(job, rows[0]) : null;
+  /** Claims a target for this attempt; null when settled already, superseded or deferred (see CLAIM_TARGETS). */
+  claimTarget(job: { post_id: string; account_id: string; attempt: number }, windowStart: Date, now: Date) {
+    return this.steps.claim(job, windowStart, now);
   }
 
   /** Leaves the target for now: its job is queued again at `until` (see resumeWaiting). */
@@ -187,35 +183,17 @@ export class PostStore {
   }
 
   /** Progress recorded before the next step, so a worker that dies resumes from it. */
-  async recordContainer(target: TargetRef, containerId: string): Promise<void> {
-    await this.pool.query({
-      ...sql.RECORD_CONTAINER,
-      values: [target.postId, target.accountId, containerId],
-    });
+  recordContainer(target: TargetRef, containerId: string): Promise<void> {
+    return this.steps.recordContainer(target, containerId);
   }
 
-  async recordPublishSent(target: TargetRef, sentAt: Date): Promise<void> {
-    await this.pool.query({ ...sql.RECORD_PUBLISH_SENT, values: [target.postId, target.accountId, sentAt] });
+  recordPublishSent(target: TargetRef, sentAt: Date): Promise<void> {
+    return this.steps.recordPublishSent(target, sentAt);
   }
 
   /** Records a target's outcome; answers the post's targets left unsettled (undefined: settled already). */
-  async recordOutcome(target: TargetRef, outcome: TargetOutcome): Promise<number | undefined> {
-    const published = outcome.status === 'published' ? outcome : undefined;
-    const { rows } = await this.pool.query<{ unsettled: number }>({
-      ...sql.RECORD_OUTCOME,
-      values: [
-        target.postId,
-        target.accountId,
-        outcome.status,
-        outcome.status === 'failed' ? outcome.error : null,
-        published?.platformPostId ?? null,
-        published?.permalink ?? null,
-        published?.publishedAt ?? null,
-        published?.firstCommentId ?? null,
-        published?.firstCommentError ?? null,
-      ],
-    });
-    return rows[0]?.unsettled;
+  recordOutcome(target: TargetRef, outcome: TargetOutcome): Promise<number | undefined> {
+    return this.steps.recordOutcome(target, outcome);
   }
 
   /** The settled post's outcome and its event, written only while it is publishing; false if not. */
