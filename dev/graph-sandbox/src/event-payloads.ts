@@ -77,7 +77,8 @@ export function commentChangeValue(world: World, comment: Comment, verb: string)
   return value;
 }
 
-function postOf(world: World, comment: Comment): Json {
+/** The post a Page comment is on, as Meta's `feed` change describes it. */
+export function postOf(world: World, comment: Comment): Json {
   const post = world.store.pagePosts.get(comment.objectId);
   const postPart = comment.objectId.split('_')[1] ?? comment.objectId;
   return {

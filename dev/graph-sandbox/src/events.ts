@@ -1,5 +1,6 @@
 import { webhookAttachment } from './attachments.ts';
-import { graphTime, unixSeconds } from './clock.ts';
+import { unixSeconds } from './clock.ts';
+import { postOf } from './event-payloads.ts';
 import type { Comment, Message, Platform } from './store.ts';
 import type { World } from './world.ts';
 
@@ -51,8 +52,6 @@ export function commentEvent(world: World, comment: Comment) {
       entry: [{ id: comment.accountId, time, changes: [{ field: 'comments', value }] }],
     };
   }
-  const post = world.store.pagePosts.get(comment.objectId);
-  const postPart = comment.objectId.split('_')[1] ?? comment.objectId;
   const value = {
     item: 'comment',
     verb: 'add',
@@ -62,14 +61,7 @@ export function commentEvent(world: World, comment: Comment) {
     from: { id: comment.fromId, name: comment.fromName },
     message: comment.text,
     created_time: unixSeconds(comment.createdAt),
-    post: {
-      id: comment.objectId,
-      status_type: post?.photoIds.length ? 'added_photos' : 'mobile_status_update',
-      is_published: true,
-      updated_time: graphTime(post?.createdAt ?? comment.createdAt),
-      promotion_status: 'inactive',
-      permalink_url: `${world.config.publicUrl}/${comment.accountId}/posts/${postPart}`,
-    },
+    post: postOf(world, comment),
   };
   return { object: 'page', entry: [{ id: comment.accountId, time, changes: [{ field: 'feed', value }] }] };
 }

@@ -113,6 +113,22 @@ export class GraphApiError extends ServiceError {
     return seconds ? new Date(this.at + seconds * 1000) : null;
   }
 
+  /**
+   * The call was never sent: the client held it back (a throttled account, the breaker open), so
+   * unlike a timeout nothing can have reached the network.
+   */
+  get notSent(): boolean {
+    return this.extra.retryAt !== undefined;
+  }
+
+  /**
+   * Nobody knows whether the network acted on the call: it was sent and no Graph answer came (a
+   * timeout, a dropped connection, an answer that is not Graph's).
+   */
+  get outcomeUnknown(): boolean {
+    return this.graph.code === null && !this.notSent;
+  }
+
   /** Meta is down or did not answer: the call may work later, nothing says the request was wrong. */
   get outage(): boolean {
     return ['transient', 'timeout', 'network', 'unavailable'].includes(this.kind);

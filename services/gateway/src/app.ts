@@ -91,9 +91,7 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
   app.removeContentTypeParser('text/plain');
 
   app.addHook('onRequest', authenticate(deps));
-  app.addHook('onResponse', logRequest(requestLog));
-  const { metrics } = deps;
-  if (metrics) app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
+  app.addHook('onResponse', logRequest(requestLog, deps.metrics));
   allowSessionLookupFromHosts(app, clients.identity);
 
   const streams = new EmbedStreams(
@@ -156,9 +154,16 @@ function authenticate({ limiter, clients, config }: GatewayDeps): onRequestAsync
   };
 }
 
-/** One log line per request, and the request log of authenticated ones (key id, route, status, duration). */
-function logRequest(requestLog: GatewayDeps['requestLog']): onResponseAsyncHookHandler {
+/**
+ * One log line per request, its metrics, and the request log of authenticated ones (key id,
+ * route, status, duration): one hook, run once per request.
+ */
+function logRequest(
+  requestLog: GatewayDeps['requestLog'],
+  metrics?: HttpMetrics,
+): onResponseAsyncHookHandler {
   return async (request, reply) => {
+    metrics?.observe(request, reply);
     const route = request.routeOptions.url ?? 'unmatched';
     const durationMs = Math.round(reply.elapsedTime);
     const keyId = request.principal?.keyId ?? '';

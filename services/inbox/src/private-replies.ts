@@ -121,7 +121,7 @@ export class PrivateReplies {
     } catch (error) {
       if (error instanceof GraphApiError && token !== undefined)
         await accounts.reportTokenProblem(account.id, token, error);
-      if (error instanceof GraphApiError && error.graph.code === null)
+      if (error instanceof GraphApiError && error.outcomeUnknown)
         throw new ServiceError(
           'network_error',
           `the network did not answer in time; the private reply may still arrive (a retry with the same Idempotency-Key answers it once the network was asked): ${error.message}`,

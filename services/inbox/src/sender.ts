@@ -131,10 +131,10 @@ export class Sender {
     try {
       return await call(token);
     } catch (error) {
-      if (!(error instanceof GraphApiError) || error.graph.code !== null) await store.dropSending(pendingId);
+      if (!(error instanceof GraphApiError) || !error.outcomeUnknown) await store.dropSending(pendingId);
       if (error instanceof GraphApiError) {
         await accounts.reportTokenProblem(account.id, token, error);
-        if (error.graph.code === null)
+        if (error.outcomeUnknown)
           throw new ServiceError(
             'network_error',
             `the network did not answer in time; the message may still arrive (it then appears in the conversation, and a retry with the same Idempotency-Key answers it once the network was asked): ${error.message}`,

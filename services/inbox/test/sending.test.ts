@@ -432,3 +432,36 @@ describe('history of comments, and accounts that go', () => {
     expect((await h.call('GET', `/v1/conversations/${thread.id}/messages`)).body.data).toHaveLength(1);
   });
 });
+
+describe('while the network is down', () => {
+  // Guarantee: a send the breaker held back is refused as not sent: no pending record holds its
+  // Idempotency-Key (a retry with it goes through once the network is back), and it reaches the
+  // person once.
+  it('refuses a send held back by the breaker as not sent', async () => {
+    const conversation = await dmFrom('outage');
+    const path = `/v1/conversations/${conversation}/messages`;
+    const key = { 'idempotency-key': 'outage-held-1' };
+    await h.system.sandboxControl('POST', '/__sandbox/config', { outage: { status: 503 } });
+    try {
+      // Meta answers 503 to both (three tries each): the breaker opens on the second.
+      for (const text of ['down 1', 'down 2'])
+        expect((await h.call('POST', path, { text })).status).toBe(502);
+      const held = await h.call('POST', path, { text: 'held back' }, key);
+      expect(held.status).toBe(502);
+      expect(held.body.error.code).toBe('network_error');
+      expect(held.body.error.message).toMatch(/not sent/);
+      expect(held.body.error.message).not.toMatch(/may still arrive/);
+    } finally {
+      await h.system.sandboxControl('POST', '/__sandbox/config', { outage: null });
+    }
+    // The breaker lets a probe through within its cooldown (5 s) once Meta answers again.
+    let retried = await h.call('POST', path, { text: 'held back' }, key);
+    for (let tries = 0; retried.status === 502 && tries < 30; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      retried = await h.call('POST', path, { text: 'held back' }, key);
+    }
+    expect(retried.status).toBe(201);
+    expect(retried.body.text).toBe('held back');
+    expect((await sentLog()).filter((s) => s.text === 'held back')).toHaveLength(1);
+  });
+});

@@ -9,6 +9,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export class HttpMetrics {
   private readonly requests: Counter;
   private readonly duration: Histogram;
+  /**
+   * The series of each method, route and status met so far, so a request does not hash its labels
+   * again (bounded: routes are templates, statuses a few dozen).
+   */
+  private readonly series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
 
   constructor(registry: Registry) {
     this.requests = new Counter({
@@ -29,7 +34,16 @@ export class HttpMetrics {
   observe(request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? 'unmatched';
     const { method } = request;
-    this.requests.inc({ method, route, status: String(reply.statusCode) });
-    this.duration.observe({ method, route }, reply.elapsedTime / 1000);
+    const status = String(reply.statusCode);
+    const key = `${method} ${route} ${status}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const requests = this.requests.labels({ method, route, status });
+      const duration = this.duration.labels({ method, route });
+      series = { count: () => requests.inc(), time: (seconds) => duration.observe(seconds) };
+      this.series.set(key, series);
+    }
+    series.count();
+    series.time(reply.elapsedTime / 1000);
   }
 }
