@@ -1,3 +1,4 @@
+import multipart from '@fastify/multipart';
 import { createLogger, type Logger } from '@svc/logging';
 import Fastify, {
   type FastifyBaseLogger,
@@ -19,6 +20,8 @@ import { registerOauth } from './oauth.ts';
 import { parseForm } from './params.ts';
 import { registerPublicPages } from './public-pages.ts';
 import { addUsageHeaders, runConfigRefusal } from './run-conditions.ts';
+import { registerUploads } from './uploads.ts';
+import { MAX_UPLOAD_BYTES } from './video-check.ts';
 import { World } from './world.ts';
 
 const GRAPH_VERSION = 'v25.0';
@@ -100,7 +103,14 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, parseForm(String(body)));
   });
+  // Graph takes multipart bodies too (facts §0.2): fields become parameters, a file part (`source`,
+  // `video_file_chunk`) a Buffer.
+  app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 },
+  });
   app.decorateRequest('traceId', '');
+  app.decorateRequest('processingFault', null);
   // The hooks run on every call, so they are callback-style: an async hook costs a promise and a
   // microtask hop per request even when it has nothing to do.
   app.addHook('onRequest', (req, _reply, done) => {
@@ -135,6 +145,7 @@ export function buildSandbox(config: SandboxConfig, logger?: Logger): { app: Fas
   registerDeliveryControl(app, world);
   registerHostedFiles(app, world);
   registerPublicPages(app, world);
+  registerUploads(app, world);
   registerGraphNodes(app, world);
   return { app, world };
 }

@@ -52,6 +52,7 @@ export type NodeKind =
   | 'ig_media'
   | 'page_post'
   | 'photo'
+  | 'page_video'
   | 'conversation'
   | 'message'
   | 'comment'
@@ -78,6 +79,7 @@ export function resolveNode(ctx: Ctx, id: string, method = 'get'): { kind: NodeK
     ['ig_media', s.igMedia],
     ['page_post', s.pagePosts],
     ['photo', s.photos],
+    ['page_video', s.pageVideos],
     ['conversation', s.conversations],
     ['message', s.messages],
     ['comment', s.comments],

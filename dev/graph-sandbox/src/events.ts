@@ -1,6 +1,7 @@
 import { webhookAttachment } from './attachments.ts';
 import { unixSeconds } from './clock.ts';
 import { postOf } from './event-payloads.ts';
+import { productTypeOf } from './graph/instagram-media.ts';
 import type { Comment, Message, Platform } from './store.ts';
 import type { World } from './world.ts';
 
@@ -44,7 +45,7 @@ export function commentEvent(world: World, comment: Comment) {
       id: comment.id,
       text: comment.text,
       from,
-      media: { id: comment.objectId, media_product_type: 'FEED' },
+      media: { id: comment.objectId, media_product_type: productTypeOf(world, comment.objectId) },
     };
     if (comment.parentId) value.parent_id = comment.parentId;
     return {

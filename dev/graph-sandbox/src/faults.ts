@@ -6,6 +6,20 @@ import type { World } from './world.ts';
 
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80001, 80002, 80006]);
 
+/**
+ * Codes a container's processing can end with instead of FINISHED (facts §2.3, §2.8): 2207026
+ * video format unsupported, 2207076 / 2207077 / 2207082 video processing failures. 6000 is the
+ * Page video upload failure (graph/page-video.ts).
+ */
+const PROCESSING_ERRORS = [2207026, 2207076, 2207077, 2207082, 6000] as const;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** A processing fault matched this call: what it creates fails processing with this code. */
+    processingFault: number | null;
+  }
+}
+
 const faultBody = z
   .object({
     method: z.string().min(1).optional(),
@@ -15,8 +29,15 @@ const faultBody = z
     error: z.record(z.string(), z.unknown()).optional(),
     headers: z.record(z.string(), z.string()).default({}),
     delay_ms: z.number().int().nonnegative().default(0),
+    processing_error: z.literal(PROCESSING_ERRORS).optional(),
   })
-  .refine((f) => f.error !== undefined || f.delay_ms > 0, { message: 'give an error, a delay_ms, or both' });
+  .refine((f) => f.error !== undefined || f.delay_ms > 0 || f.processing_error !== undefined, {
+    message: 'give an error, a delay_ms or a processing_error',
+  })
+  // An error answers the call, so nothing is created whose processing could fail.
+  .refine((f) => f.error === undefined || f.processing_error === undefined, {
+    message: 'an error and a processing_error exclude each other',
+  });
 
 /** `*` stands for exactly one path segment; everything else matches literally. */
 export function faultPattern(path: string): RegExp {
@@ -38,6 +59,7 @@ export function registerFaultRoutes(app: FastifyInstance, world: World): void {
       error: f.error ?? null,
       headers: f.headers,
       delayMs: f.delay_ms,
+      processingError: f.processing_error ?? null,
     };
     world.store.faults.push(fault);
     return reply.code(201).send({ fault: { ...f, method: fault.method } });
@@ -67,7 +89,10 @@ function usageHeaders(fault: Fault, error: Record<string, unknown>): Record<stri
   return headers;
 }
 
-/** Runs before any Graph route: the next matching calls are delayed and/or answered with the fault. */
+/**
+ * Runs before any Graph route: the next matching calls are delayed and/or answered with the fault,
+ * or go through and leave what they create set to fail processing later.
+ */
 export async function applyFaults(world: World, req: FastifyRequest, reply: FastifyReply, traceId: string) {
   const path = req.url.split('?')[0] ?? '/';
   const fault = world.store.faults.find(
@@ -77,6 +102,7 @@ export async function applyFaults(world: World, req: FastifyRequest, reply: Fast
   fault.remaining--;
   world.store.faults = world.store.faults.filter((f) => f.remaining > 0);
   if (fault.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+  req.processingFault = fault.processingError;
   if (!fault.error) return;
   const error = { type: 'OAuthException', ...fault.error, fbtrace_id: traceId };
   return reply

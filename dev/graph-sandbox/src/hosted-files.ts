@@ -1,3 +1,4 @@
+import { sniffContainer } from '@svc/media-probe';
 import type { FastifyInstance } from 'fastify';
 import { ControlError } from './control-errors.ts';
 import type { World } from './world.ts';
@@ -11,6 +12,16 @@ import type { World } from './world.ts';
 export function hostFile(world: World, file: { id: string; name: string; mimeType: string; bytes: Buffer }) {
   world.store.hostedFiles.set(file.id, { bytes: file.bytes, mimeType: file.mimeType });
   return `${world.config.publicUrl}/__sandbox/cdn/${file.id}/${encodeURIComponent(file.name)}`;
+}
+
+/**
+ * A video uploaded as bytes (resumable uploads, multipart `source`) has no URL of its own: Meta
+ * serves its copy, and so does the sandbox, named by the id of what it belongs to.
+ */
+export function hostVideo(world: World, id: string, bytes: Buffer): string {
+  const mov = sniffContainer(bytes.subarray(0, 64)) === 'mov';
+  const name = `${id}.${mov ? 'mov' : 'mp4'}`;
+  return hostFile(world, { id, name, mimeType: mov ? 'video/quicktime' : 'video/mp4', bytes });
 }
 
 export function registerHostedFiles(app: FastifyInstance, world: World): void {

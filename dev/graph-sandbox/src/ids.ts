@@ -71,6 +71,8 @@ export class IdFactory {
   igMedia = () => this.digits('1790', 17);
   pagePostPart = () => this.digits('1221', 18);
   photo = () => this.digits('1229', 18);
+  pageVideo = () => this.digits('1070', 16);
+  uploadSession = () => this.digits('1071', 16);
   psid = () => this.digits('70', 16);
   igsid = () => this.digits('61', 16);
   igComment = () => this.digits('1785', 17);

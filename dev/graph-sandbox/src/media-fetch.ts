@@ -19,6 +19,8 @@ export type FetchedMedia =
       format: ImageFormat | null;
       width: number;
       height: number;
+      /** More than the caller's `maxBytes` arrived: `data` holds only the first bytes, and the rest was not read. */
+      overLimit: boolean;
     }
   | { ok: false; reason: string };
 
@@ -40,7 +42,15 @@ const agent = new Agent({ keepAliveTimeout: 4_000 });
 
 class DownloadFailure extends Error {}
 
-export async function fetchMedia(url: string, timeoutMs: number): Promise<FetchedMedia> {
+/**
+ * Downloads `url`. Past `maxBytes` (videos can be hundreds of MB) reading stops and the answer
+ * says `overLimit`, so a file too big for Meta costs the sandbox no more than the limit in memory.
+ */
+export async function fetchMedia(
+  url: string,
+  timeoutMs: number,
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<FetchedMedia> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -56,7 +66,7 @@ export async function fetchMedia(url: string, timeoutMs: number): Promise<Fetche
     };
   const deadline = new Deadline(timeoutMs);
   try {
-    return await download(parsed, deadline.signal);
+    return await download(parsed, deadline.signal, maxBytes);
   } catch (error) {
     if (deadline.expired) return { ok: false, reason: TIMED_OUT };
     return { ok: false, reason: error instanceof DownloadFailure ? error.message : FETCH_FAILED };
@@ -65,7 +75,7 @@ export async function fetchMedia(url: string, timeoutMs: number): Promise<Fetche
   }
 }
 
-async function download(start: URL, signal: EventEmitter): Promise<FetchedMedia> {
+async function download(start: URL, signal: EventEmitter, maxBytes: number): Promise<FetchedMedia> {
   let target = start;
   for (let redirects = 0; ; redirects++) {
     const res = await request(target, {
@@ -74,7 +84,8 @@ async function download(start: URL, signal: EventEmitter): Promise<FetchedMedia>
       headers: { accept: '*/*', 'accept-encoding': 'identity' },
     });
     const location = REDIRECTS.has(res.statusCode) ? res.headers.location : undefined;
-    if (location === undefined && res.statusCode >= 200 && res.statusCode < 300) return readImage(res);
+    if (location === undefined && res.statusCode >= 200 && res.statusCode < 300)
+      return readImage(res, maxBytes);
     await res.body.dump().catch(() => {});
     if (location === undefined) return { ok: false, reason: `HTTP ${res.statusCode}` };
     if (redirects === MAX_REDIRECTS) throw new DownloadFailure(FETCH_FAILED);
@@ -90,16 +101,37 @@ function redirectTarget(from: URL, location: string | string[]): URL {
   return next;
 }
 
-async function readImage(res: Dispatcher.ResponseData): Promise<FetchedMedia> {
-  let data: Buffer;
+async function readImage(res: Dispatcher.ResponseData, maxBytes: number): Promise<FetchedMedia> {
+  const type = res.headers['content-type'];
+  const contentType = Array.isArray(type) ? type.join(', ') : (type ?? '');
+  const { data, overLimit } = await readBody(res, maxBytes);
+  return { ok: true, bytes: data.length, data, contentType, overLimit, ...probeImage(data) };
+}
+
+/** The body, or its first bytes when it is longer than `maxBytes` (the rest is dropped unread). */
+async function readBody(res: Dispatcher.ResponseData, maxBytes: number) {
+  if (maxBytes === Number.POSITIVE_INFINITY) {
+    try {
+      return { data: Buffer.from(await res.body.arrayBuffer()), overLimit: false };
+    } catch {
+      throw new DownloadFailure(BODY_FAILED);
+    }
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
   try {
-    data = Buffer.from(await res.body.arrayBuffer());
+    for await (const chunk of res.body) {
+      chunks.push(chunk as Buffer);
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) {
+        res.body.destroy();
+        return { data: Buffer.concat(chunks), overLimit: true };
+      }
+    }
   } catch {
     throw new DownloadFailure(BODY_FAILED);
   }
-  const type = res.headers['content-type'];
-  const contentType = Array.isArray(type) ? type.join(', ') : (type ?? '');
-  return { ok: true, bytes: data.length, data, contentType, ...probeImage(data) };
+  return { data: Buffer.concat(chunks), overLimit: false };
 }
 
 function probeImage(data: Buffer): { format: ImageFormat | null; width: number; height: number } {

@@ -4,6 +4,8 @@ import { accountRoutes } from './graph/accounts.ts';
 import { commentRoutes } from './graph/comments.ts';
 import { inboxRoutes } from './graph/inbox.ts';
 import { instagramRoutes } from './graph/instagram.ts';
+import { pageVideoRoutes } from './graph/page-reels.ts';
+import { pageVideoReadRoutes } from './graph/page-video.ts';
 import { pageRoutes } from './graph/pages.ts';
 import { unknownPath, unsupportedGet } from './graph-errors.ts';
 import { optionalString } from './params.ts';
@@ -13,6 +15,8 @@ const ROUTES: RouteTable = {
   ...accountRoutes,
   ...instagramRoutes,
   ...pageRoutes,
+  ...pageVideoRoutes,
+  ...pageVideoReadRoutes,
   ...inboxRoutes,
   ...commentRoutes,
 };

@@ -5,9 +5,10 @@ import type { World } from './world.ts';
 
 /**
  * Conditions of Meta's side that tests set while the sandbox runs (`GET|POST /__sandbox/config`):
- * the usage Meta reports in its rate-limit headers, a business object throttled, an outage. One
- * object in the store, so a reset ends them all and later keys slot in beside these. What each key
- * does to Graph answers is in run-conditions.ts.
+ * the usage Meta reports in its rate-limit headers, a business object throttled, an outage, how
+ * long videos take to process. One object in the store, so a reset ends them all and later keys
+ * slot in beside these. What the first three do to Graph answers is in run-conditions.ts; the
+ * processing time is read in processing.ts.
  */
 
 /** Usage values are percentages of a limit (facts §8.2): whole numbers, 100 and over when throttled. */
@@ -36,6 +37,12 @@ const throttleSchema = z.strictObject({
     .max(24 * 60),
 });
 const outageSchema = z.strictObject({ status: z.number().int().min(500).max(599).default(503) });
+/** How long Meta takes to process a video (facts §2.1: minutes at most); ten minutes keeps tests bounded. */
+const videoProcessingSchema = z
+  .number()
+  .int()
+  .nonnegative()
+  .max(10 * 60_000);
 
 const usagePatchSchema = z.strictObject({
   app: appUsageSchema.nullable().optional(),
@@ -46,6 +53,7 @@ const configPatchSchema = z.strictObject({
   usage: usagePatchSchema.nullable().optional(),
   throttle: throttleSchema.nullable().optional(),
   outage: outageSchema.nullable().optional(),
+  video_processing_ms: videoProcessingSchema.nullable().optional(),
 });
 
 type AppUsage = z.infer<typeof appUsageSchema>;
@@ -58,6 +66,8 @@ export interface RunConfig {
   usage?: { app?: AppUsage; business?: Record<string, BusinessUsage[]> };
   throttle?: Throttle;
   outage?: { status: number };
+  /** Processing time of videos created from now on (containers, Page videos); see processing.ts. */
+  video_processing_ms?: number;
 }
 
 type Patch<T> = { [K in keyof T]?: T[K] | null };

@@ -1,6 +1,22 @@
 /** The sandbox's whole state, in memory. `POST /__sandbox/reset` replaces it with a fresh one. */
 
+import type { Container, IgMedia, PagePost, PageStory, PageVideo, Photo } from './publishing-types.ts';
 import type { RunConfig } from './run-config.ts';
+
+export type {
+  Container,
+  IgMedia,
+  MediaFile,
+  MediaProductType,
+  PagePost,
+  PageStory,
+  PageVideo,
+  PageVideoKind,
+  PendingUpload,
+  Photo,
+  Processing,
+  PublishOptions,
+} from './publishing-types.ts';
 
 export type Platform = 'instagram' | 'messenger';
 
@@ -56,52 +72,6 @@ export interface AuthCode {
 export interface Grant {
   scopes: string[];
   pageIds: string[];
-}
-
-type ContainerKind = 'IMAGE' | 'CAROUSEL_ITEM' | 'CAROUSEL';
-
-export interface Container {
-  id: string;
-  igId: string;
-  kind: ContainerKind;
-  imageUrl: string | null;
-  children: string[];
-  caption: string | null;
-  createdAt: number;
-  readyAt: number;
-  published: boolean;
-  mediaId: string | null;
-}
-
-export interface IgMedia {
-  id: string;
-  igId: string;
-  shortcode: string;
-  caption: string | null;
-  mediaType: 'IMAGE' | 'CAROUSEL_ALBUM';
-  mediaUrls: string[];
-  createdAt: number;
-  containerId: string;
-  commentsEnabled: boolean;
-}
-
-export interface PagePost {
-  id: string;
-  pageId: string;
-  message: string | null;
-  link: string | null;
-  photoIds: string[];
-  createdAt: number;
-}
-
-export interface Photo {
-  id: string;
-  pageId: string;
-  url: string;
-  caption: string | null;
-  published: boolean;
-  postId: string | null;
-  createdAt: number;
 }
 
 /** A person on the other side of a DM thread (IGSID or PSID), scoped to one account. */
@@ -193,6 +163,8 @@ export interface Fault {
   error: Record<string, unknown> | null;
   headers: Record<string, string>;
   delayMs: number;
+  /** The code the created container or video fails processing with, later (not an error answer). */
+  processingError: number | null;
 }
 
 type DeliveryKind = 'event' | 'deauthorize' | 'verification';
@@ -247,6 +219,8 @@ export class Store {
   igMedia = new Map<string, IgMedia>();
   pagePosts = new Map<string, PagePost>();
   photos = new Map<string, Photo>();
+  pageVideos = new Map<string, PageVideo>();
+  pageStories = new Map<string, PageStory>();
   participants = new Map<string, Participant>();
   conversations = new Map<string, Conversation>();
   messages = new Map<string, Message>();

@@ -1,11 +1,14 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+// The shared test videos; imported by path because @svc/testing itself depends on the sandbox.
+import { type VideoFixture, videoFixture } from '../../testing/src/video-fixtures.ts';
 import { type RunningSandbox, type SandboxConfig, sandboxConfig, startSandbox } from '../src/index.ts';
 
 /**
- * The sandbox in-process on port 0, a small "internet" beside it (image files the sandbox
- * downloads, a webhook receiver that keeps the raw bytes) and plain-HTTP helpers for Graph and
- * control calls. These tests do not use @svc/graph-client: they check the wire itself (the
+ * The sandbox in-process on port 0, a small "internet" beside it (image files and the test videos
+ * at `/video/{fixture}` that the sandbox downloads, a webhook receiver that keeps the raw bytes)
+ * and plain-HTTP helpers for Graph and control calls. These tests do not use @svc/graph-client: they check the wire itself (the
  * client's contract tests, in graph-client/, have a harness of their own).
  */
 const APP_SECRET = 'sandbox-test-app-secret-0123456789';
@@ -20,6 +23,14 @@ function jpeg(width: number, height: number, size = 0): Buffer {
   const head = Buffer.from([0xff, 0xd8, ...app0, 0x00, 0x00, ...frame]);
   const padding = Buffer.alloc(Math.max(0, size - head.length - 2));
   return Buffer.concat([head, padding, Buffer.from([0xff, 0xd9])]);
+}
+
+/** A test video by its file name; a name that is not one → 404. */
+async function serveVideo(res: ServerResponse, name: VideoFixture) {
+  const type = name.endsWith('.mov') ? 'video/quicktime' : name.endsWith('.jpg') ? 'image/jpeg' : 'video/mp4';
+  const bytes = await readFile(videoFixture(name)).catch(() => null);
+  if (!bytes) return res.writeHead(404).end('not found');
+  res.writeHead(200, { 'content-type': type }).end(bytes);
 }
 
 interface Received {
@@ -45,9 +56,13 @@ async function startInternet() {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       if (path === '/img/photo.jpg')
         return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg(800, 600));
+      if (path === '/img/tall.jpg')
+        return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg(540, 960));
       if (path === '/img/huge.jpg')
         return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg(800, 600, 9 * 1024 * 1024));
       if (path === '/page.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<p>hi</p>');
+      const video = /^\/video\/([\w.-]+)$/.exec(path)?.[1];
+      if (video) return void serveVideo(res, video as VideoFixture);
       if (req.method === 'POST' && path === '/webhook') {
         internet.webhooks.push({ url: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks) });
         if (internet.failNext > 0) {

@@ -91,6 +91,24 @@ describe('the run-time configuration', () => {
     expect((await h.control('GET', '/__sandbox/config')).body).toEqual({ config: {} });
   });
 
+  // Guarantee: video_processing_ms round-trips beside the other keys, null clears it, and only whole milliseconds from 0 to 10 minutes are taken.
+  it('sets, reads back and clears the video processing time', async () => {
+    expect((await setConfig({ video_processing_ms: 250 })).body).toEqual({
+      config: { video_processing_ms: 250 },
+    });
+    await setConfig({ outage: {} });
+    const both = { config: { video_processing_ms: 250, outage: { status: 503 } } };
+    expect((await h.control('GET', '/__sandbox/config')).body).toEqual(both);
+    for (const bad of [-1, 1.5, 600_001, '250']) {
+      const res = await setConfig({ video_processing_ms: bad });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: { message: expect.stringContaining('video_processing_ms') } });
+    }
+    expect((await setConfig({ video_processing_ms: 600_000 })).status).toBe(200);
+    await setConfig({ video_processing_ms: null, outage: null });
+    expect((await h.control('GET', '/__sandbox/config')).body).toEqual({ config: {} });
+  });
+
   // Guarantee: while usage is set, success and error answers carry x-app-usage = usage.app and x-business-use-case-usage with only the ids their path names ({page}_{post} ids count for the Page); unset, the ordinary header and no BUC.
   it('reports the configured usage in the headers of every Graph answer', async () => {
     const before = await call('GET', `/${c.igId}?fields=id`, c.pageToken);

@@ -20,3 +20,4 @@ export { PrivateNats } from './private-servers.ts';
 export { type Behaviour, type ReceivedRequest, Receiver } from './receiver.ts';
 export { createTestDatabase } from './test-database.ts';
 export { eventually, uniquePrefix } from './unique.ts';
+export { type VideoFixture, videoFixture } from './video-fixtures.ts';

@@ -22,6 +22,7 @@ export {
   type TokenProblem,
 } from './errors.ts';
 export type { Platform, SendInput } from './inbox.ts';
+export type { ReelContainer } from './instagram.ts';
 export type {
   ContainerStatus,
   Conversation,
@@ -35,6 +36,7 @@ export type {
   ListPage,
   PageAccount,
   PagePost,
+  PageVideo,
   SendResult,
   TokenResponse,
 } from './shapes.ts';

@@ -12,6 +12,17 @@ import type { GraphTransport } from './transport.ts';
 
 const MEDIA_FIELDS = 'id,caption,media_type,media_url,permalink,shortcode,timestamp';
 
+/** What a Reel container is made of (facts §2.2); the cover is an image URL or a frame offset. */
+export interface ReelContainer {
+  videoUrl: string;
+  caption?: string;
+  shareToFeed?: boolean;
+  coverUrl?: string;
+  thumbOffsetMs?: number;
+  collaborators?: string[];
+  locationId?: string;
+}
+
 /**
  * Instagram content publishing (facts §2): container → status → media_publish → permalink.
  * Creating and publishing are writes: they are retried only on Meta's explicit transient errors,
@@ -32,8 +43,41 @@ export class InstagramApi {
     });
   }
 
-  async createCarouselItem(token: string, igUserId: string, input: { imageUrl: string }) {
-    return this.create(token, igUserId, { image_url: input.imageUrl, is_carousel_item: true });
+  /** A carousel item: an image, or a video (`media_type=VIDEO`, still used for carousel items; facts §2.2). */
+  async createCarouselItem(
+    token: string,
+    igUserId: string,
+    input: { imageUrl: string } | { videoUrl: string },
+  ) {
+    const media =
+      'videoUrl' in input
+        ? { media_type: 'VIDEO', video_url: input.videoUrl }
+        : { image_url: input.imageUrl };
+    return this.create(token, igUserId, { ...media, is_carousel_item: true });
+  }
+
+  /** A Reel container (facts §2.2); Meta processes the video before it can be published. */
+  async createReelContainer(token: string, igUserId: string, input: ReelContainer) {
+    return this.create(token, igUserId, {
+      media_type: 'REELS',
+      video_url: input.videoUrl,
+      caption: input.caption,
+      share_to_feed: input.shareToFeed,
+      cover_url: input.coverUrl,
+      thumb_offset: input.thumbOffsetMs === undefined ? undefined : String(input.thumbOffsetMs),
+      collaborators: input.collaborators?.length ? JSON.stringify(input.collaborators) : undefined,
+      location_id: input.locationId,
+    });
+  }
+
+  /** A Story container: one image or one video, no caption (facts §2.2). */
+  async createStoryContainer(
+    token: string,
+    igUserId: string,
+    input: { imageUrl: string } | { videoUrl: string },
+  ) {
+    const media = 'videoUrl' in input ? { video_url: input.videoUrl } : { image_url: input.imageUrl };
+    return this.create(token, igUserId, { media_type: 'STORIES', ...media });
   }
 
   async createCarousel(token: string, igUserId: string, input: { children: string[]; caption?: string }) {
@@ -103,6 +147,17 @@ export class InstagramApi {
       query: { fields: MEDIA_FIELDS, limit },
     });
     return parse(list(igMedia), body, 'instagram media list').data;
+  }
+
+  /** The account's live Stories, newest first: the "did it go through?" check of a Story (facts §2.7). */
+  async recentStories(token: string, igUserId: string): Promise<InstagramMedia[]> {
+    const body = await this.t.call({
+      method: 'GET',
+      path: `/${igUserId}/stories`,
+      token,
+      query: { fields: MEDIA_FIELDS },
+    });
+    return parse(list(igMedia), body, 'instagram stories').data;
   }
 
   private async create(

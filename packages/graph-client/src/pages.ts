@@ -1,4 +1,17 @@
-import { idOnly, list, type PagePost, pagePost, parse, photoResponse } from './shapes.ts';
+import {
+  idOnly,
+  list,
+  type PagePost,
+  type PageVideo,
+  type PageVideoSummary,
+  pagePost,
+  pageVideo,
+  pageVideoSummary,
+  parse,
+  photoResponse,
+  storyResponse,
+  uploadSession,
+} from './shapes.ts';
 import type { GraphTransport } from './transport.ts';
 
 const POST_FIELDS = 'id,message,created_time,permalink_url,full_picture';
@@ -55,6 +68,101 @@ export class PagesApi {
     return { id: parse(idOnly, body, 'multi-photo post').id, photoIds };
   }
 
+  /** A feed video, fetched by Meta from `fileUrl` and published once processed (facts §3.1). */
+  async postVideo(
+    token: string,
+    pageId: string,
+    input: { fileUrl: string; title?: string; description?: string },
+  ): Promise<{ id: string }> {
+    const body = await this.t.call({
+      method: 'POST',
+      path: `/${pageId}/videos`,
+      token,
+      form: { file_url: input.fileUrl, title: input.title, description: input.description },
+    });
+    return parse(idOnly, body, 'page video');
+  }
+
+  /**
+   * A Reel or a video Story's upload session, with the file handed over by URL: `start` gives the
+   * video id and the upload URL, Meta then fetches the file from `fileUrl` [O: Meta's Reels guide].
+   */
+  async uploadVideo(
+    token: string,
+    pageId: string,
+    edge: 'video_reels' | 'video_stories',
+    fileUrl: string,
+  ): Promise<{ videoId: string }> {
+    const started = parse(
+      uploadSession,
+      await this.t.call({
+        method: 'POST',
+        path: `/${pageId}/${edge}`,
+        token,
+        form: { upload_phase: 'start' },
+      }),
+      `${edge} start`,
+    );
+    await this.t.call({
+      method: 'POST',
+      path: `/${started.video_id}`,
+      token,
+      upload: { url: started.upload_url, fileUrl },
+    });
+    return { videoId: started.video_id };
+  }
+
+  /** Publishes an uploaded Reel: it goes live once Meta has processed it. */
+  async finishReel(token: string, pageId: string, input: { videoId: string; description?: string }) {
+    await this.t.call({
+      method: 'POST',
+      path: `/${pageId}/video_reels`,
+      token,
+      form: {
+        upload_phase: 'finish',
+        video_id: input.videoId,
+        video_state: 'PUBLISHED',
+        description: input.description,
+      },
+    });
+  }
+
+  /** Publishes an uploaded video as the Page's Story. */
+  async finishVideoStory(token: string, pageId: string, videoId: string): Promise<{ postId: string | null }> {
+    const body = await this.t.call({
+      method: 'POST',
+      path: `/${pageId}/video_stories`,
+      token,
+      form: { upload_phase: 'finish', video_id: videoId },
+    });
+    return { postId: parse(storyResponse, body, 'video story').post_id ?? null };
+  }
+
+  /** An unpublished photo as the Page's Story. */
+  async photoStory(token: string, pageId: string, photoId: string): Promise<{ postId: string | null }> {
+    const body = await this.t.call({
+      method: 'POST',
+      path: `/${pageId}/photo_stories`,
+      token,
+      form: { photo_id: photoId },
+    });
+    return { postId: parse(storyResponse, body, 'photo story').post_id ?? null };
+  }
+
+  /** A Page video's processing and publishing phases, and its permalink. */
+  async video(token: string, videoId: string): Promise<PageVideo> {
+    return parse(
+      pageVideo,
+      await this.t.call({
+        method: 'GET',
+        path: `/${videoId}`,
+        token,
+        query: { fields: 'id,status,permalink_url,post_id,published' },
+      }),
+      'page video',
+    );
+  }
+
   async post(token: string, postId: string, fields = POST_FIELDS): Promise<PagePost> {
     return parse(
       pagePost,
@@ -65,6 +173,17 @@ export class PagesApi {
 
   async permalink(token: string, postId: string): Promise<string | null> {
     return (await this.post(token, postId, 'id,permalink_url')).permalink_url ?? null;
+  }
+
+  /** The Page's newest videos first: the "did it go through?" check of a feed video. */
+  async recentVideos(token: string, pageId: string, limit = 25): Promise<PageVideoSummary[]> {
+    const body = await this.t.call({
+      method: 'GET',
+      path: `/${pageId}/videos`,
+      token,
+      query: { fields: 'id,description,created_time', limit },
+    });
+    return parse(list(pageVideoSummary), body, 'page videos').data;
   }
 
   /** Newest posts first: the "did it go through?" check for Pages. */

@@ -89,6 +89,43 @@ export const containerStatus = z.looseObject({
 });
 export type ContainerStatus = z.infer<typeof containerStatus>;
 
+/** `upload_phase=start` of a Reel or video Story [O: Meta's Reels guide]. */
+export const uploadSession = z.looseObject({ video_id: id, upload_url: z.string() });
+
+/** A Story's answer: `{ success, post_id }`. */
+export const storyResponse = z.looseObject({
+  success: z.boolean().optional(),
+  post_id: z.string().optional(),
+});
+
+const phase = z.looseObject({
+  status: z.string(),
+  errors: z.array(z.looseObject({ code: z.number().optional(), message: z.string().optional() })).optional(),
+});
+
+/** A Page video's state (`?fields=status,...`): ready, processing or error, phase by phase. */
+export const pageVideo = z.looseObject({
+  id,
+  status: z
+    .looseObject({
+      video_status: z.string(),
+      processing_phase: phase.optional(),
+      publishing_phase: phase.optional(),
+    })
+    .optional(),
+  permalink_url: z.string().optional(),
+  post_id: z.string().optional(),
+  published: z.boolean().optional(),
+});
+export type PageVideo = z.infer<typeof pageVideo>;
+
+export const pageVideoSummary = z.looseObject({
+  id,
+  description: z.string().optional(),
+  created_time: z.string().optional(),
+});
+export type PageVideoSummary = z.infer<typeof pageVideoSummary>;
+
 export const publishingLimit = z.object({
   data: z.array(
     z.looseObject({

@@ -24,6 +24,12 @@ export interface GraphRequest {
   form?: Record<string, Scalar>;
   json?: unknown;
   /**
+   * Meta's upload host instead of the Graph API (rupload: the `upload_url` a video upload was
+   * given), with the file's URL in the `file_url` header and the token as `OAuth` (facts §2.2).
+   * Only rupload.facebook.com or the Graph API's own origin (the sandbox) is called.
+   */
+  upload?: { url: string; fileUrl: string };
+  /**
    * May the request be sent again when it got no answer (timeout, dropped connection)? True for
    * reads. Writes are not: Meta may have acted before the connection broke, and a second publish
    * would post twice. Explicit Graph answers marked transient are retried either way.
@@ -168,6 +174,7 @@ export class GraphTransport {
     headers: Record<string, string>;
     body: string | undefined;
   } {
+    if (request.upload) return this.uploadRequestOf(request, request.upload);
     const query = { ...request.query };
     const headers: Record<string, string> = { accept: 'application/json' };
     if (request.token) {
@@ -187,6 +194,16 @@ export class GraphTransport {
       body = form.toString();
     }
     return { url: this.url(request.path, query), headers, body };
+  }
+
+  /** A hosted upload: the file fetched by Meta from `fileUrl`, nothing in the body. */
+  private uploadRequestOf(request: GraphRequest, upload: { url: string; fileUrl: string }) {
+    const url = new URL(upload.url);
+    if (url.host !== 'rupload.facebook.com' && url.origin !== new URL(this.config.baseUrl).origin)
+      throw new Error(`Graph API gave an upload URL on a host it does not own: ${url.host}`);
+    const headers: Record<string, string> = { accept: 'application/json', file_url: upload.fileUrl };
+    if (request.token) headers.authorization = `OAuth ${request.token}`;
+    return { url, headers, body: undefined };
   }
 
   private read(res: { status: number; headers: HeaderReader; text: string }, label: string): Outcome {
@@ -219,7 +236,7 @@ export class GraphTransport {
       return {
         ok: false,
         error: fromMetaError(
-          { message: `Graph API answered HTTP ${res.status} (${label})` },
+          { message: `Graph API answered HTTP ${res.status} (${label})${uploadRefusal(parsed)}` },
           res.status,
           res.headers,
         ),
@@ -247,6 +264,15 @@ const isOutage = (error: GraphApiError) =>
   error.kind === 'timeout' ||
   error.kind === 'network' ||
   (error.extra.providerStatus ?? 0) >= 500;
+
+/** Meta's upload host refuses in its own envelope, `{ debug_info: { type, message } }` [?]. */
+function uploadRefusal(body: unknown): string {
+  const info =
+    body && typeof body === 'object'
+      ? (body as { debug_info?: { message?: unknown } }).debug_info
+      : undefined;
+  return typeof info?.message === 'string' ? `: ${info.message}` : '';
+}
 
 /** The call's endpoint for metrics: every path segment holding a digit is an id. */
 const endpointOf = (request: GraphRequest) =>

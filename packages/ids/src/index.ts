@@ -14,6 +14,7 @@ export const ID_PREFIXES = {
   connectLink: 'cl',
   post: 'post',
   media: 'med',
+  upload: 'upl',
   conversation: 'conv',
   message: 'msg',
   embedSession: 'emb',

@@ -41,6 +41,7 @@ import { DOCS_PATHS, docsRoutes } from './openapi/docs-page.ts';
 import { API_VERSION, buildOpenApi } from './openapi/openapi.ts';
 import { httpRoutes, operationTable } from './operations/table.ts';
 import { metaWebhookRoutes } from './provider/meta-webhooks.ts';
+import { tusRoutes } from './uploads/tus-routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -211,6 +212,14 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
   );
   // Signed media URLs the networks fetch (outside /v1: the token is the credential).
   app.register(mediaFileRoutes(clients.publishing));
+  // Resumable uploads (tus): raw bodies, HEAD and OPTIONS are outside what an operation declares.
+  app.register(
+    tusRoutes(clients.publishing, {
+      videoMaxBytes: config.MEDIA_VIDEO_MAX_BYTES,
+      perPartner: config.MEDIA_UPLOADS_PER_PARTNER,
+      total: config.MEDIA_UPLOADS_TOTAL,
+    }),
+  );
 }
 
 /** `/v1` routes and the MCP endpoint carry an API key, except the docs and the hosted connect pages. */

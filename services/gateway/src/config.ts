@@ -30,8 +30,12 @@ export function gatewayConfigSchema(env = process.env) {
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
     // Media uploads (multipart, POST /v1/media only): same default as publishing's MEDIA_MAX_BYTES.
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
-    // Uploads read into this process's memory at once, per partner and in all (429 beyond):
-    // same names and defaults as publishing's bound on what it decodes.
+    // Videos: the largest file an upload (multipart or resumable) may be; publishing's default too.
+    // A file passes through in 1 MiB parts, never held whole.
+    MEDIA_VIDEO_MAX_BYTES: envInt(300 * 1024 * 1024, { min: 1024, max: 2 ** 31 - 1 }),
+    // Uploads passing through this process at once (a form's file, a resumable upload's PATCH),
+    // per partner and in all (429 beyond): same names and defaults as publishing's bound on the
+    // files it reads.
     MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
     MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),

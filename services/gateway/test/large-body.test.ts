@@ -9,7 +9,13 @@ let workspace: string;
 // The gateway runs in its own process, as partners reach it: a client in the same process as the
 // server does not see the connection reset that this file is about.
 beforeAll(async () => {
-  system = await startSystem({ services: ['identity', 'gateway'], run: { gateway: 'source' } });
+  // Videos may be far larger than images: the media limit here is the image one, so a form of
+  // 9 MiB is over it and refused at the door.
+  system = await startSystem({
+    services: ['identity', 'gateway'],
+    run: { gateway: 'source' },
+    serviceEnv: { gateway: { MEDIA_VIDEO_MAX_BYTES: String(8 * 1024 * 1024) } },
+  });
   key = (await system.createPartner()).key;
   const created = await fetch(`${system.gatewayUrl}/v1/workspaces`, {
     method: 'POST',

@@ -28,6 +28,15 @@ export function publishingConfigSchema(env = process.env) {
     S3_ACCESS_KEY_ID: z.string().default(''),
     S3_SECRET_ACCESS_KEY: z.string().default(''),
     MEDIA_MAX_BYTES: envInt(8 * 1024 * 1024, { min: 1024 }),
+    // Videos (MP4, MOV) have their own limit: they arrive in parts and are streamed to storage,
+    // never held whole. Below 2 GiB: sizes are 32-bit columns.
+    MEDIA_VIDEO_MAX_BYTES: envInt(300 * 1024 * 1024, { min: 1024, max: 2 ** 31 - 1 }),
+    // How long an unfinished upload (a resumable one, paused) keeps its bytes; tus's Upload-Expires.
+    MEDIA_UPLOAD_TTL_SECONDS: envInt(24 * 3600, { min: 60 }),
+    // Unfinished uploads one partner may have open at once (429 beyond); each holds storage.
+    MEDIA_OPEN_UPLOADS_PER_PARTNER: envInt(50, { min: 1 }),
+    // Reading a stored video's structure (the probe walks the file; the media data is skipped).
+    MEDIA_PROBE_TIMEOUT_MS: envInt(30_000, { min: 100 }),
     // Images with more pixels are refused at upload and never decoded: a few KB of compressed
     // pixels can claim 16383x16383 and take GiBs to decode. 36 megapixels is far above what the
     // networks show (Instagram at most 1440 px wide, Facebook photos at most 2048 px a side).
@@ -39,7 +48,11 @@ export function publishingConfigSchema(env = process.env) {
     // over either bound is refused with 429 rate_limited (and Retry-After).
     MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
     MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
+    // Fetching media by URL: connecting and the response's headers, and the silence allowed
+    // between two parts of the body...
     MEDIA_FETCH_TIMEOUT_MS: envInt(10_000, { min: 100 }),
+    // ...and the whole transfer, body included (a video of a few hundred MB takes a while).
+    MEDIA_FETCH_TRANSFER_TIMEOUT_MS: envInt(120_000, { min: 100 }),
     // Media are fetched by the networks from signed, expiring URLs on the gateway.
     PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
     MEDIA_URL_SECRET: envSecret(mode, 'development-media-url-secret'),

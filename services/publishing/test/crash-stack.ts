@@ -32,6 +32,8 @@ export interface CrashStack {
   sandboxControl: SandboxControl;
   /** The gateway as the partner (JSON in, JSON out). */
   call: ReturnType<typeof api>;
+  /** Uploads a file to the workspace's media library through the gateway; answers the media id. */
+  uploadFile(workspace: string, bytes: Uint8Array, filename: string): Promise<string>;
   /** A workspace with an Instagram account connected through the hosted flow, and a JPEG uploaded. */
   instagramWorkspace(): Promise<{
     workspace: string;
@@ -81,6 +83,7 @@ export async function startCrashStack(options: { containerProcessingMs: number }
     },
     sandboxControl: system.sandboxControl,
     call: api(gatewayUrl, key),
+    uploadFile: (workspace, bytes, filename) => upload(gatewayUrl, key, workspace, bytes, filename),
     instagramWorkspace: () => instagramWorkspace(system, key),
     async stop() {
       await stack.stopPublishing('SIGKILL');
@@ -114,19 +117,25 @@ async function instagramWorkspace(system: System, key: string) {
   }[];
   const ig = accounts.find((a) => a.network === 'photo_network');
   if (!ig) throw new Error(`no Instagram account connected: ${JSON.stringify(accounts)}`);
-  const media = await upload(system.gatewayUrl, key, workspace);
-  return { workspace, igAccount: ig.id, igPlatformId: ig.platform_id, media };
-}
-
-async function upload(gatewayUrl: string, key: string, workspace: string): Promise<string> {
   const bytes = await sharp({
     create: { width: 1080, height: 1080, channels: 3, background: { r: 200, g: 120, b: 40 } },
   })
     .jpeg()
     .toBuffer();
+  const media = await upload(system.gatewayUrl, key, workspace, bytes, 'photo.jpg');
+  return { workspace, igAccount: ig.id, igPlatformId: ig.platform_id, media };
+}
+
+async function upload(
+  gatewayUrl: string,
+  key: string,
+  workspace: string,
+  bytes: Uint8Array,
+  filename: string,
+): Promise<string> {
   const form = new FormData();
   form.append('workspace', workspace);
-  form.append('file', new Blob([new Uint8Array(bytes)]), 'photo.jpg');
+  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
   const response = await fetch(`${gatewayUrl}/v1/media`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}` },

@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { SIGNALS } from '@svc/bus';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, uniquePrefix, videoFixture } from '@svc/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CrashStack, startCrashStack } from './crash-stack.ts';
 
@@ -171,6 +172,57 @@ describe('a publishing worker that crashes', () => {
     expect(
       restarted.logs.some((l) => l.msg === 'adopted a publish whose answer was lost' && l.media === entry.id),
     ).toBe(true);
+  });
+});
+
+describe('a worker killed while a Reel processes', () => {
+  // Guarantee (issue 28): a worker killed (kill -9) while Meta processes a Reel resumes with the
+  // same container once restarted and publishes it exactly once; the slot was not held meanwhile
+  // (the target waits with waiting_until, no job in flight).
+  it('resumes with the same container and publishes the Reel once', { timeout: 120_000 }, async () => {
+    const { workspace, igAccount } = await stack.instagramWorkspace();
+    const video = await stack.uploadFile(
+      workspace,
+      await readFile(videoFixture('reel-h264-aac.mp4')),
+      'reel.mp4',
+    );
+    await stack.sandboxControl('POST', '/__sandbox/config', { video_processing_ms: 8_000 });
+    const caption = `Reel killed mid-processing ${uniquePrefix()}`;
+    const created = await stack.call('POST', '/v1/posts', {
+      workspace,
+      caption,
+      media: [video],
+      targets: [igAccount],
+      format: 'reel',
+    });
+    expect(created.status).toBe(201);
+    const postId = created.body.id as string;
+    const waiting = async () => {
+      const { rows } = await stack.db.query<{ waiting_until: Date | null }>(
+        'SELECT waiting_until FROM post_targets WHERE post_id = $1',
+        [postId],
+      );
+      return rows[0]?.waiting_until ? true : undefined;
+    };
+    await eventually(waiting, 30_000);
+    await stack.stopPublishing('SIGKILL');
+    const atCrash = await targetRow(postId);
+    expect(atCrash).toMatchObject({ status: 'publishing', publish_sent_at: null, platform_post_id: null });
+    expect(atCrash?.container_id).toBeTruthy();
+    expect(await published(caption)).toEqual([]);
+
+    await stack.startPublishing();
+    const done = await settled(postId, 60_000);
+    await stack.sandboxControl('POST', '/__sandbox/config', { video_processing_ms: null });
+    expect(done.status).toBe('published');
+    const entries = await published(caption);
+    expect(entries).toHaveLength(1);
+    expect(done.targets[0]).toMatchObject({
+      status: 'published',
+      format: 'reel',
+      platform_post_id: entries[0]?.id,
+    });
+    expect((await targetRow(postId))?.container_id).toBe(atCrash?.container_id);
   });
 });
 

@@ -132,6 +132,9 @@ describe('uploads', () => {
       width,
       height,
       size: images[name].length,
+      duration_ms: null,
+      thumbnail_url: null,
+      video: null,
       created: expect.any(String),
     });
     expect(await storedFiles()).toContain(res.body.id);

@@ -10,7 +10,10 @@ import type { World } from '../world.ts';
 const TASKS = ['ANALYZE', 'ADVERTISE', 'MESSAGING', 'MODERATE', 'CREATE_CONTENT', 'MANAGE'];
 
 function igShape(world: World, account: IgAccount): NodeShape {
-  const mediaCount = () => [...world.store.igMedia.values()].filter((m) => m.igId === account.id).length;
+  // Stories are not on the profile grid, so Meta does not count them.
+  const mediaCount = () =>
+    [...world.store.igMedia.values()].filter((m) => m.igId === account.id && m.productType !== 'STORY')
+      .length;
   return {
     type: 'IGUser',
     defaults: ['id', 'username'],

@@ -7,6 +7,7 @@ import { invalidParam, pageTokenRequired, unsupportedGet } from '../graph-errors
 import { optionalString, requireString } from '../params.ts';
 import type { Comment, Platform } from '../store.ts';
 import type { World } from '../world.ts';
+import { productTypeOf } from './instagram-media.ts';
 import { record } from './send.ts';
 
 export type NewComment = Omit<Comment, 'id' | 'createdAt' | 'privateReplyAt' | 'hidden'>;
@@ -56,7 +57,7 @@ function commentShape(world: World, c: Comment): NodeShape {
         from: () => ({ id: c.fromId, username: c.fromName }),
         hidden: () => c.hidden,
         parent_id: () => c.parentId ?? undefined,
-        media: () => ({ id: c.objectId, media_product_type: 'FEED' }),
+        media: () => ({ id: c.objectId, media_product_type: productTypeOf(world, c.objectId) }),
         replies,
       },
     };

@@ -1,138 +1,19 @@
 import { assertIgAccess, requireScope } from '../auth.ts';
-import { graphTime } from '../clock.ts';
 import type { Ctx, RouteTable } from '../context.ts';
 import { type NodeShape, paginate, renderNode } from '../fields.ts';
-import { graphFailure, invalidParam, publishError, unsupportedGet } from '../graph-errors.ts';
-import { fetchMedia } from '../media-fetch.ts';
-import { listParam, optionalBoolean, optionalString, requireString } from '../params.ts';
-import type { Container, IgMedia } from '../store.ts';
+import { graphFailure, publishError, unsupportedGet } from '../graph-errors.ts';
+import { requireString } from '../params.ts';
+import type { IgMedia } from '../store.ts';
 import type { World } from '../world.ts';
+import { containerStatus, statusText } from './container-status.ts';
+import { createContainer } from './instagram-containers.ts';
+import { mediaShape } from './instagram-media.ts';
 
+/**
+ * Instagram publishing (facts §2): containers are created in instagram-containers.ts, published
+ * here once FINISHED, and read back as media (instagram-media.ts).
+ */
 const DAY_MS = 86_400_000;
-const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
-
-type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'PUBLISHED' | 'EXPIRED';
-
-function containerStatus(world: World, c: Container): ContainerStatus {
-  const now = world.clock.now();
-  if (c.published) return 'PUBLISHED';
-  if (now - c.createdAt > DAY_MS) return 'EXPIRED';
-  const childrenReady = c.children.every((id) => {
-    const child = world.store.containers.get(id);
-    return child !== undefined && child.readyAt <= now;
-  });
-  return now < c.readyAt || !childrenReady ? 'IN_PROGRESS' : 'FINISHED';
-}
-
-const STATUS_TEXT: Record<ContainerStatus, string> = {
-  IN_PROGRESS: 'In Progress: Media is still being processed.',
-  FINISHED: 'Finished: Media has been uploaded and it is ready to be published.',
-  PUBLISHED: 'Published: Media has been published.',
-  EXPIRED: 'Expired: Media was not published within 24 hours.',
-};
-
-/** Meta fetches the image and refuses what Instagram cannot publish (facts §2.6, §2.8). */
-async function checkImage(world: World, url: string): Promise<void> {
-  const media = await fetchMedia(url, world.config.fetchTimeoutMs);
-  if (!media.ok) {
-    throw publishError(
-      9004,
-      2207052,
-      "Media download has failed. The media URI doesn't meet our requirements.",
-      'Media download failed',
-      `The media could not be fetched from the URI: ${media.reason}.`,
-    );
-  }
-  if (media.format !== 'jpeg' || media.width === 0) {
-    throw publishError(
-      36001,
-      2207005,
-      'The image format is not supported.',
-      'Unsupported format',
-      'The image format is not supported. Use a JPEG image.',
-    );
-  }
-  if (media.bytes > MAX_IMAGE_BYTES) {
-    throw publishError(
-      36000,
-      2207004,
-      'The image size is too large.',
-      'Image too large',
-      'The image is larger than 8 MB.',
-    );
-  }
-  const ratio = media.width / media.height;
-  if (ratio < 0.8 || ratio > 1.91) {
-    throw publishError(
-      36003,
-      2207009,
-      'The aspect ratio is not supported.',
-      'Unsupported aspect ratio',
-      "This image's aspect ratio cannot be published. Use a ratio between 4:5 and 1.91:1.",
-    );
-  }
-}
-
-function checkCaption(caption: string | undefined): void {
-  if (caption && [...caption].length > 2200) {
-    throw publishError(
-      36004,
-      2207010,
-      'The caption is too long.',
-      'Caption too long',
-      'Captions can be at most 2,200 characters.',
-    );
-  }
-}
-
-function carouselChildren(ctx: Ctx, igId: string): string[] {
-  const children = listParam(ctx.params, 'children');
-  const valid = children.every((id) => {
-    const child = ctx.world.store.containers.get(id);
-    return child?.igId === igId && child.kind === 'CAROUSEL_ITEM' && !child.published;
-  });
-  if (!valid || children.length < 2 || children.length > ctx.world.config.carouselMax) {
-    throw invalidParam('Invalid parameter', 2207028, {
-      error_user_title: 'Carousel items invalid',
-      error_user_msg: `A carousel needs between 2 and ${ctx.world.config.carouselMax} photos or videos.`,
-    });
-  }
-  return children;
-}
-
-async function createContainer(ctx: Ctx, igId: string) {
-  requireScope(assertIgAccess(ctx.world, ctx.caller(), igId), 'instagram_content_publish', 10);
-  const mediaType = optionalString(ctx.params, 'media_type');
-  const caption = optionalString(ctx.params, 'caption');
-  const isItem = optionalBoolean(ctx.params, 'is_carousel_item', false);
-  let imageUrl: string | null = null;
-  let children: string[] = [];
-  if (mediaType === 'CAROUSEL') {
-    children = carouselChildren(ctx, igId);
-  } else if (mediaType === undefined || mediaType === 'IMAGE') {
-    imageUrl = optionalString(ctx.params, 'image_url') ?? null;
-    if (!imageUrl) throw invalidParam('(#100) The parameter image_url is required.');
-    await checkImage(ctx.world, imageUrl);
-  } else {
-    throw invalidParam('(#100) Only photo or video can be accepted as media type.', 2207023);
-  }
-  checkCaption(caption);
-  const now = ctx.now;
-  const container: Container = {
-    id: ctx.world.ids.container(),
-    igId,
-    kind: mediaType === 'CAROUSEL' ? 'CAROUSEL' : isItem ? 'CAROUSEL_ITEM' : 'IMAGE',
-    imageUrl,
-    children,
-    caption: isItem ? null : (caption ?? null),
-    createdAt: now,
-    readyAt: now + ctx.world.config.containerProcessingMs,
-    published: false,
-    mediaId: null,
-  };
-  ctx.world.store.containers.set(container.id, container);
-  return { id: container.id };
-}
 
 function recentPublishes(world: World, igId: string): number[] {
   const since = world.clock.now() - DAY_MS;
@@ -145,17 +26,22 @@ function publish(ctx: Ctx, igId: string) {
   requireScope(assertIgAccess(ctx.world, ctx.caller(), igId), 'instagram_content_publish', 10);
   const { world } = ctx;
   const container = publishableContainer(world, igId, requireString(ctx.params, 'creation_id'));
-  const urls =
+  const files =
     container.kind === 'CAROUSEL'
-      ? container.children.map((id) => world.store.containers.get(id)?.imageUrl ?? '')
-      : [container.imageUrl ?? ''];
+      ? container.children.flatMap((id) => world.store.containers.get(id)?.file ?? [])
+      : container.file
+        ? [container.file]
+        : [];
+  const first = files[0];
   const media: IgMedia = {
     id: world.ids.igMedia(),
     igId,
     shortcode: world.ids.shortcode(),
     caption: container.caption,
-    mediaType: container.kind === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : 'IMAGE',
-    mediaUrls: urls,
+    mediaType: container.kind === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : first?.kind === 'video' ? 'VIDEO' : 'IMAGE',
+    productType: container.kind === 'REELS' ? 'REELS' : container.kind === 'STORIES' ? 'STORY' : 'FEED',
+    media: files,
+    options: container.options,
     createdAt: ctx.now,
     containerId: container.id,
     commentsEnabled: true,
@@ -163,14 +49,16 @@ function publish(ctx: Ctx, igId: string) {
   world.store.igMedia.set(media.id, media);
   container.published = true;
   container.mediaId = media.id;
+  // Reels and stories count toward the daily limit like posts (facts §2.5).
   world.store.publishTimes.get(igId)?.push(ctx.now);
   return { id: media.id };
 }
 
-/** The container media_publish names, refused as Meta refuses it: unknown, not ready, over quota. */
+/** The container media_publish names, refused as Meta refuses it: unknown, not ready, failed, over quota. */
 function publishableContainer(world: World, igId: string, containerId: string) {
   const container = world.store.containers.get(containerId);
-  const status = container ? containerStatus(world, container) : 'EXPIRED';
+  const state = container ? containerStatus(world, container) : null;
+  const status = state?.code ?? 'EXPIRED';
   if (
     !container ||
     container.igId !== igId ||
@@ -195,6 +83,7 @@ function publishableContainer(world: World, igId: string, containerId: string) {
       'The media is still being processed.',
     );
   }
+  if (status === 'ERROR') throw failedContainer(state?.failure ?? null);
   if (recentPublishes(world, igId).length >= world.config.publishQuota) {
     throw graphFailure(
       9,
@@ -205,38 +94,20 @@ function publishableContainer(world: World, igId: string, containerId: string) {
   return container;
 }
 
-function mediaShape(world: World, media: IgMedia): NodeShape {
-  const account = world.store.igAccounts.get(media.igId);
-  const comments = () => [...world.store.comments.values()].filter((c) => c.objectId === media.id);
-  return {
-    type: 'IGMedia',
-    defaults: ['id'],
-    fields: {
-      id: () => media.id,
-      caption: () => media.caption ?? undefined,
-      media_type: () => media.mediaType,
-      media_product_type: () => 'FEED',
-      media_url: () => media.mediaUrls[0],
-      permalink: () => `${world.config.publicUrl}/p/${media.shortcode}/`,
-      shortcode: () => media.shortcode,
-      timestamp: () => graphTime(media.createdAt),
-      username: () => account?.username,
-      like_count: () => 0,
-      comments_count: () => comments().length,
-      is_comment_enabled: () => media.commentsEnabled,
-      owner: () => ({ id: media.igId }),
-      children: () =>
-        media.mediaType === 'CAROUSEL_ALBUM'
-          ? {
-              data: media.mediaUrls.map((url, i) => ({
-                id: `${media.id}${i}`,
-                media_type: 'IMAGE',
-                media_url: url,
-              })),
-            }
-          : undefined,
-    },
-  };
+/**
+ * Publishing an ERROR container. The facts do not say what Meta answers (§2.3 only gives the
+ * status, §2.4 only the not-ready case), so the sandbox picks §2.8's -1/2207053, "unknown upload
+ * error", whose remedy is the right one: a new container. 9007/2207027 would tell a client to poll
+ * and retry a container that can never finish; the user text names the code the status carries.
+ */
+function failedContainer(failure: number | null) {
+  return publishError(
+    -1,
+    2207053,
+    'An unknown error occurred while uploading the media.',
+    'Media upload failed',
+    `The media failed processing (error code ${failure}). Create a new container and try again.`,
+  );
 }
 
 export const instagramRoutes: RouteTable = {
@@ -244,7 +115,10 @@ export const instagramRoutes: RouteTable = {
   'POST instagram/media_publish': publish,
   'GET instagram/media': (ctx, igId) => {
     assertIgAccess(ctx.world, ctx.caller(), igId);
-    const media = [...ctx.world.store.igMedia.values()].filter((m) => m.igId === igId).reverse();
+    // Stories are not media of the profile: they are listed on /stories (facts §2.7).
+    const media = [...ctx.world.store.igMedia.values()]
+      .filter((m) => m.igId === igId && m.productType !== 'STORY')
+      .reverse();
     return paginate(media, ctx.pageRequest(), (m) => renderNode(mediaShape(ctx.world, m), ctx.fields));
   },
   'GET instagram/content_publishing_limit': (ctx, igId) => {
@@ -254,15 +128,24 @@ export const instagramRoutes: RouteTable = {
     const config = { quota_total: ctx.world.config.publishQuota, quota_duration: 86400 };
     return { data: [wantsConfig ? { quota_usage: usage, config } : { quota_usage: usage }] };
   },
+  'GET instagram/stories': (ctx, igId) => {
+    assertIgAccess(ctx.world, ctx.caller(), igId);
+    // Live stories: the account's stories of the last 24 h, newest first (facts §2.7).
+    const since = ctx.now - DAY_MS;
+    const stories = [...ctx.world.store.igMedia.values()]
+      .filter((m) => m.igId === igId && m.productType === 'STORY' && m.createdAt > since)
+      .reverse();
+    return paginate(stories, ctx.pageRequest(), (m) => renderNode(mediaShape(ctx.world, m), ctx.fields));
+  },
   'GET container': (ctx, id) => {
     const container = ctx.world.store.containers.get(id);
     if (!container) throw unsupportedGet(id);
     assertIgAccess(ctx.world, ctx.caller(), container.igId);
-    const status = containerStatus(ctx.world, container);
+    const state = containerStatus(ctx.world, container);
     const shape: NodeShape = {
       type: 'ShadowIGMediaBuilder',
       defaults: ['id'],
-      fields: { id: () => id, status_code: () => status, status: () => STATUS_TEXT[status] },
+      fields: { id: () => id, status_code: () => state.code, status: () => statusText(state) },
     };
     return renderNode(shape, ctx.fields);
   },

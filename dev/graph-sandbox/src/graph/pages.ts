@@ -11,7 +11,8 @@ import type { World } from '../world.ts';
 const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
 const PHOTO_FORMATS = new Set(['jpeg', 'png', 'gif', 'bmp', 'tiff', 'webp']);
 
-function pageWriter(ctx: Ctx, pageId: string) {
+/** A page token of the Page, with `pages_manage_posts` (facts §3.1). */
+export function pageWriter(ctx: Ctx, pageId: string) {
   const token = requirePageToken(ctx.caller(), pageId, pageTokenRequired);
   requireScope(token, 'pages_manage_posts');
   return token;

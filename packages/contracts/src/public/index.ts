@@ -29,13 +29,17 @@ export { EVENT_DATA, type EventEnvelope, type EventType, eventEnvelope, eventSch
 export { type MediaView, mediaView } from './media.ts';
 export {
   type PostDryRunView,
+  type PostFormat,
   type PostMediaView,
   type PostView,
   type PublishingLimitView,
   postDryRunView,
+  postFormat,
   postMediaView,
   postView,
   publishingLimitView,
+  type ReelView,
+  reelView,
 } from './post.ts';
 export { type Network, network, type RequestOrigin, requestOrigin, timestamp } from './shared.ts';
 export { type PutWebhookView, putWebhookView, type WebhookView, webhookView } from './webhook.ts';

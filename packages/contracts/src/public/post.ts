@@ -1,6 +1,24 @@
 import { z } from 'zod';
 import { network, timestamp } from './shared.ts';
 
+/** What a target is published as (issue 28): a feed post, a Reel or a Story. */
+export const postFormat = z
+  .enum(['feed', 'reel', 'story'])
+  .describe('feed (a photo, carousel or Page post), reel or story');
+export type PostFormat = z.infer<typeof postFormat>;
+
+/** A Reel's settings as a post keeps them (the `reel` of a post). */
+export const reelView = z.object({
+  share_to_feed: z.boolean().describe("also show the Reel in the account's feed (Instagram)"),
+  cover: z
+    .union([z.object({ media: z.string() }), z.object({ offset_ms: z.number().int() })])
+    .nullable()
+    .describe('an image media item as the cover, or the frame at offset_ms'),
+  collaborators: z.array(z.string()).describe('Instagram usernames invited as collaborators (at most 3)'),
+  location: z.string().nullable().describe('a Facebook Page id that has a location'),
+});
+export type ReelView = z.infer<typeof reelView>;
+
 /**
  * A post as partners see it (spec 2.3, 2.4), defined once: publishing builds it, the gateway
  * answers it as it is, and `post.*` events carry the same object as `data.post`.
@@ -9,6 +27,7 @@ const postTargetView = z.object({
   account: z.string(),
   network,
   username: z.string(),
+  format: postFormat,
   status: z.string().describe('pending or publishing while in flight, then published or failed'),
   platform_post_id: z.string().nullable(),
   permalink: z.string().nullable(),
@@ -29,6 +48,7 @@ export const postMediaView = z.object({
   mime: z.string(),
   width: z.number(),
   height: z.number(),
+  duration_ms: z.number().int().nullable().optional().describe('videos only'),
 });
 
 export const postView = z
@@ -37,6 +57,8 @@ export const postView = z
     workspace: z.string(),
     external_ref: z.string().nullable(),
     caption: z.string(),
+    title: z.string().nullable().describe("a Page video's title"),
+    reel: reelView.nullable(),
     media: z.array(postMediaView),
     targets: z.array(postTargetView),
     schedule_at: timestamp.nullable(),
@@ -66,8 +88,9 @@ export const postDryRunView = z
         account: z.string(),
         network,
         username: z.string(),
+        format: postFormat,
         would_send: z.object({
-          kind: z.enum(['image', 'carousel', 'text', 'photo', 'multi_photo']),
+          kind: z.enum(['image', 'carousel', 'text', 'photo', 'multi_photo', 'reel', 'story', 'video']),
           caption: z.string(),
           media: z.array(z.string()),
           converted_to_jpeg: z.array(z.string()).describe('media converted to JPEG for the photo network'),

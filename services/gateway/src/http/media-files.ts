@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadMediaFileResponse } from '@svc/contracts';
 import { errors, ServiceError } from '@svc/errors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PublishingClient } from '../clients.ts';
 
 /**
@@ -10,46 +10,105 @@ import type { PublishingClient } from '../clients.ts';
  */
 const MEDIA_FILE_DEADLINE_MS = 120_000;
 
+interface FileHead {
+  mime: string;
+  size: number;
+  expiresAt: string;
+  offset: number;
+  length: number;
+}
+
 /**
  * The bytes behind a signed media URL, for the networks to fetch (no API key: the token is the
  * credential, and a forged or expired one is a 404). Browsers are told not to sniff, and caches
  * to keep the file no longer than the URL is valid. The file arrives from publishing in chunks
  * and is passed on as they come, with its length announced: no whole file is held here.
+ *
+ * Ranges (Meta fetches video in parts): one `Range: bytes=a-b`, `a-` or `-n` answers 206 with
+ * Content-Range; a range that starts past the end answers 416 with a Content-Range of the size;
+ * several ranges, or a header we cannot read, get the whole file (200), as HTTP allows.
  */
 export function mediaFileRoutes(publishing: PublishingClient) {
   return async (scope: FastifyInstance) => {
-    scope.get('/media-files/:token', async (request, reply) => {
-      const { token } = request.params as { token: string };
-      if (!/^[A-Za-z0-9._-]{1,100}$/.test(token)) throw errors.notFound('media file');
-      const stream = publishing.readMediaFile({ token }, { deadlineMs: MEDIA_FILE_DEADLINE_MS });
-      const messages = stream[Symbol.asyncIterator]();
-      // A bad token fails here, before anything is answered: a 404 in the error envelope.
-      const head = await fileHead(messages);
-      const remaining = Math.floor((Date.parse(head.expiresAt) - Date.now()) / 1000);
-      const maxAge = Math.max(0, Math.min(remaining, 3600));
-      return reply
-        .code(200)
-        .header('Content-Type', head.mime)
-        .header('Content-Length', String(head.size))
-        .header('Cache-Control', `private, max-age=${maxAge}`)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Content-Disposition', 'inline')
-        .send(Readable.from(fileBytes(messages, head.size)));
-    });
+    // HEAD is its own route: Fastify's derived one would read the whole file to discard it.
+    scope.get('/media-files/:token', { exposeHeadRoute: false }, (request, reply) =>
+      serveFile(publishing, request, reply),
+    );
+    scope.head('/media-files/:token', (request, reply) => serveFile(publishing, request, reply));
   };
+}
+
+async function serveFile(publishing: PublishingClient, request: FastifyRequest, reply: FastifyReply) {
+  const { token } = request.params as { token: string };
+  if (!/^[A-Za-z0-9._-]{1,100}$/.test(token)) throw errors.notFound('media file');
+  // HEAD (a fetcher checking the size first) asks for no bytes at all.
+  const headOnly = request.method === 'HEAD';
+  const range = headOnly ? null : parseRange(request.headers.range);
+  const part = headOnly ? { offset: 0n, length: 0n } : range;
+  const stream = publishing.readMediaFile({ token, ...(part ?? {}) }, { deadlineMs: MEDIA_FILE_DEADLINE_MS });
+  const messages = stream[Symbol.asyncIterator]();
+  // A bad token fails here, before anything is answered: a 404 in the error envelope.
+  const head = await fileHead(messages);
+  const remaining = Math.floor((Date.parse(head.expiresAt) - Date.now()) / 1000);
+  const maxAge = Math.max(0, Math.min(remaining, 3600));
+  reply
+    .header('Accept-Ranges', 'bytes')
+    .header('Cache-Control', `private, max-age=${maxAge}`)
+    .header('X-Content-Type-Options', 'nosniff');
+  if (headOnly) return whole(reply, messages, head);
+  if (range && head.length === 0) return unsatisfiable(reply, messages, head);
+  if (range)
+    reply
+      .code(206)
+      .header('Content-Range', `bytes ${head.offset}-${head.offset + head.length - 1}/${head.size}`);
+  else reply.code(200);
+  return reply
+    .header('Content-Type', head.mime)
+    .header('Content-Length', String(head.length))
+    .header('Content-Disposition', 'inline')
+    .send(Readable.from(fileBytes(messages, head.length)));
 }
 
 type FileMessages = AsyncIterator<ReadMediaFileResponse>;
 
-/** The stream's first message, which says what the file is. */
-async function fileHead(messages: FileMessages): Promise<{ mime: string; size: number; expiresAt: string }> {
+/** HEAD: the headers a GET of the whole file would have. */
+async function whole(reply: FastifyReply, messages: FileMessages, head: FileHead) {
+  await messages.return?.();
+  return reply
+    .code(200)
+    .header('Content-Type', head.mime)
+    .header('Content-Length', String(head.size))
+    .header('Content-Disposition', 'inline')
+    .send();
+}
+
+/** 416, with the size the range missed. */
+async function unsatisfiable(reply: FastifyReply, messages: FileMessages, head: FileHead) {
+  await messages.return?.();
+  const error = new ServiceError(
+    'validation_error',
+    `the range starts past the end of the file (${head.size} bytes)`,
+    { field: 'Range' },
+  );
+  return reply.code(416).header('Content-Range', `bytes */${head.size}`).send({ error: error.toBody() });
+}
+
+/** The stream's first message, which says what the file is and which of its bytes follow. */
+async function fileHead(messages: FileMessages): Promise<FileHead> {
   const first = await messages.next();
   const part = first.done ? undefined : first.value.part;
   if (part?.case !== 'head') {
     await messages.return?.();
     throw new ServiceError('internal_error', 'the media file stream did not start with its head');
   }
-  return { ...part.value, size: Number(part.value.size) };
+  const { mime, expiresAt } = part.value;
+  return {
+    mime,
+    expiresAt,
+    size: Number(part.value.size),
+    offset: Number(part.value.offset),
+    length: Number(part.value.length),
+  };
 }
 
 /**
@@ -57,18 +116,42 @@ async function fileHead(messages: FileMessages): Promise<{ mime: string; size: n
  * announced fails, so the fetcher sees a broken response rather than a wrong file; a fetcher that
  * hangs up ends the stream from publishing (the iterator's return cancels the call).
  */
-async function* fileBytes(messages: FileMessages, size: number): AsyncGenerator<Buffer> {
+async function* fileBytes(messages: FileMessages, length: number): AsyncGenerator<Buffer> {
   let sent = 0;
   try {
     for (let next = await messages.next(); !next.done; next = await messages.next()) {
       const { part } = next.value;
       if (part.case !== 'chunk') continue;
       sent += part.value.byteLength;
-      if (sent > size) throw new Error(`the media file has more than the ${size} bytes announced`);
+      if (sent > length) throw new Error(`the media file has more than the ${length} bytes announced`);
       yield Buffer.from(part.value.buffer, part.value.byteOffset, part.value.byteLength);
     }
-    if (sent !== size) throw new Error(`the media file ended after ${sent} of the ${size} bytes announced`);
+    if (sent !== length)
+      throw new Error(`the media file ended after ${sent} of the ${length} bytes announced`);
   } finally {
     await messages.return?.();
   }
+}
+
+/** The part of a file a Range header asks, as ReadMediaFile takes it (a negative offset counts from the end). */
+interface ByteRangeRequest {
+  offset: bigint;
+  length?: bigint;
+}
+
+const SINGLE_RANGE = /^bytes=(\d{0,15})-(\d{0,15})$/;
+
+/**
+ * One range of a `Range` header; null for none, for several (the whole file is answered) and for
+ * one we cannot read (HTTP says to ignore it). `bytes=-0` asks nothing: an empty range, a 416.
+ */
+function parseRange(header: string | undefined): ByteRangeRequest | null {
+  const match = SINGLE_RANGE.exec(header?.replace(/\s+/g, '') ?? '');
+  if (!match) return null;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return null;
+  if (first === '') return Number(last) === 0 ? { offset: 0n, length: 0n } : { offset: -BigInt(last) };
+  if (last === '') return { offset: BigInt(first) };
+  if (BigInt(last) < BigInt(first)) return null;
+  return { offset: BigInt(first), length: BigInt(last) - BigInt(first) + 1n };
 }

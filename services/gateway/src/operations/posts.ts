@@ -1,4 +1,4 @@
-import { postDryRunView, postView, publishingLimitView } from '@svc/contracts/public';
+import { postDryRunView, postFormat, postView, publishingLimitView } from '@svc/contracts/public';
 import { z } from 'zod';
 import { grpcCaller } from '../auth/principal.ts';
 import type { PublishingClient } from '../clients.ts';
@@ -17,11 +17,66 @@ const postOptions = z
   .record(z.string(), z.unknown())
   .describe('stored with the post; `first_comment` is posted as the first comment once published');
 
+/** A target: an account id, or `{ account, format }` to publish it in its own format. */
+const target = z.union([
+  idField('account', 'account'),
+  z.strictObject({ account: idField('account', 'account'), format: postFormat.optional() }),
+]);
+const targets = z.array(target).min(1).max(10);
+
+/** Instagram usernames: letters, digits, dots and underscores, at most 30. */
+const username = z.string().regex(/^[A-Za-z0-9._]{1,30}$/, 'an Instagram username');
+const reelSettings = z
+  .strictObject({
+    share_to_feed: z.boolean().default(true).describe('also show the Reel in the feed (Instagram)'),
+    cover: z
+      .union([
+        z.strictObject({ media: idField('media', 'media').describe('an image media item') }),
+        z.strictObject({
+          offset_ms: z
+            .number()
+            .int()
+            .min(0)
+            .max(15 * 60_000),
+        }),
+      ])
+      .optional()
+      .describe('the cover: an image media item, or the frame at offset_ms'),
+    collaborators: z.array(username).max(3).default([]).describe('Instagram usernames, at most 3'),
+    location: z
+      .string()
+      .regex(/^\d{1,32}$/, 'a Facebook Page id')
+      .optional()
+      .describe('a Facebook Page id that has a location'),
+  })
+  .describe("the settings of the post's Reel targets");
+
+const format = postFormat
+  .optional()
+  .describe('what targets that name no format are published as: feed (default), reel or story');
+const title = z.string().max(255).describe("a Page video's title (Page video posts only)");
+
+/** The request's targets as publishing takes them: the account ids, and beside them each one's format. */
+function targetsOf(given: z.infer<typeof targets>) {
+  return {
+    accountIds: given.map((t) => (typeof t === 'string' ? t : t.account)),
+    targetFormats: given.map((t) => (typeof t === 'string' ? '' : (t.format ?? ''))),
+  };
+}
+
+/** The Reel settings as publishing keeps them: every key present. */
+function reelJson(reel: z.infer<typeof reelSettings>) {
+  return JSON.stringify({ ...reel, cover: reel.cover ?? null, location: reel.location ?? null });
+}
+
 const createPostBody = z.strictObject({
   workspace: idField('workspace', 'workspace'),
   caption: z.string().max(63_206).default(''),
+  title: title.optional(),
   media: ids('media', 'media').default([]),
-  targets: ids('account', 'account').min(1),
+  targets,
+  format,
+  reel: reelSettings.optional(),
   schedule_at: timestamp.optional(),
   external_ref: z.string().min(1).max(255).optional(),
   options: postOptions.default({}),
@@ -40,8 +95,11 @@ const postListQuery = z.strictObject({
 
 const updatePostBody = z.strictObject({
   caption: z.string().max(63_206).optional(),
+  title: title.optional(),
   media: ids('media', 'media').optional(),
-  targets: ids('account', 'account').min(1).optional(),
+  targets: targets.optional(),
+  format,
+  reel: reelSettings.nullable().optional(),
   schedule_at: timestamp.nullable().optional(),
   external_ref: z.string().min(1).max(255).optional(),
   options: postOptions.optional(),
@@ -93,7 +151,10 @@ export function postOperations(publishing: PublishingClient): AnyOperation[] {
             workspaceId: body.workspace,
             caption: body.caption,
             mediaIds: body.media,
-            accountIds: body.targets,
+            ...targetsOf(body.targets),
+            format: body.format ?? '',
+            reelJson: body.reel ? reelJson(body.reel) : '',
+            title: body.title ?? '',
             scheduleAt: body.schedule_at ?? '',
             externalRef: body.external_ref ?? '',
             optionsJson: JSON.stringify(body.options),
@@ -190,8 +251,11 @@ export function postOperations(publishing: PublishingClient): AnyOperation[] {
           caption: body.caption,
           mediaIds: body.media ?? [],
           replaceMedia: body.media !== undefined,
-          accountIds: body.targets ?? [],
+          ...targetsOf(body.targets ?? []),
           replaceTargets: body.targets !== undefined,
+          format: body.format,
+          reelJson: body.reel === undefined ? undefined : body.reel === null ? 'null' : reelJson(body.reel),
+          title: body.title,
           scheduleAt: body.schedule_at ?? undefined,
           clearSchedule: body.schedule_at === null,
           externalRef: body.external_ref,

@@ -16,7 +16,7 @@ import { workspaceOperations } from './workspaces.ts';
 
 type UploadConfig = Pick<
   GatewayConfig,
-  'MEDIA_MAX_BYTES' | 'MEDIA_UPLOADS_PER_PARTNER' | 'MEDIA_UPLOADS_TOTAL'
+  'MEDIA_MAX_BYTES' | 'MEDIA_VIDEO_MAX_BYTES' | 'MEDIA_UPLOADS_PER_PARTNER' | 'MEDIA_UPLOADS_TOTAL'
 >;
 
 /**
@@ -38,6 +38,7 @@ export function operationTable(
       clients.publishing,
       config && {
         maxBytes: config.MEDIA_MAX_BYTES,
+        videoMaxBytes: config.MEDIA_VIDEO_MAX_BYTES,
         perPartner: config.MEDIA_UPLOADS_PER_PARTNER,
         total: config.MEDIA_UPLOADS_TOTAL,
       },

@@ -1,5 +1,5 @@
 /**
- * What an uploaded file really is, read from its bytes (never from the file name or the client's
+ * What an uploaded image really is, read from its bytes (never from the file name or the client's
  * Content-Type): JPEG (SOF marker), PNG (IHDR) and WebP (VP8, VP8L, VP8X) with their pixel
  * dimensions as stored (before any EXIF orientation: the record keeps the displayed ones, see
  * displayed-size.ts). Anything else is refused, naming what it is when the signature is
@@ -11,7 +11,7 @@ type AcceptedMime = (typeof ACCEPTED_MIME)[number];
 /** JPEG's own ceiling; a PNG header claiming more is refused before anything decodes it. */
 const MAX_SIDE = 65_535;
 
-const ACCEPTED_TEXT = 'JPEG, PNG and WebP images are accepted';
+const ACCEPTED_TEXT = 'JPEG, PNG and WebP images are accepted, and MP4 and MOV videos';
 
 export type Detection =
   | { ok: true; kind: 'image'; mime: AcceptedMime; width: number; height: number }
@@ -34,7 +34,19 @@ function detectFormat(bytes: Uint8Array): Detection {
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WEBP') return webp(bytes);
   const other = recognise(bytes);
   return refused(
-    other ? `the file is ${other}, which is not accepted` : 'the file is not a recognised image',
+    other ? `the file is ${other}, which is not accepted` : 'the file is not a recognised image or video',
+  );
+}
+
+/**
+ * Whether the first bytes are those of an accepted image format (JPEG, PNG, WebP): such a file is
+ * an image whatever else it claims, and held to the image rules (size, dimensions, pixels).
+ */
+export function hasImageSignature(bytes: Uint8Array): boolean {
+  return (
+    startsWith(bytes, [0xff, 0xd8, 0xff]) ||
+    startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) ||
+    (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 4) === 'WEBP')
   );
 }
 

@@ -16,8 +16,8 @@ import { Agent, type Dispatcher, request } from 'undici';
  * private, link-local or metadata address is reached, judged on the address the socket actually
  * connects to (a guarded DNS lookup at connect time, so DNS rebinding does not help), and on
  * literal IPs before connecting. Redirects are followed by hand, at most MAX_REDIRECTS, each hop
- * checked again. One deadline covers everything (connect, headers, redirects, body) and reading
- * stops as soon as the body passes the size limit.
+ * checked again. One deadline covers connecting, redirects and the headers, a longer one the
+ * whole transfer (a video takes a while), and the body stops as soon as it passes the size limit.
  *
  * Refusals that are the caller's to fix (bad URL, private address, too large) are
  * `validation_error` on `url`; failures of the remote side are `network_error` (502) with
@@ -25,9 +25,18 @@ import { Agent, type Dispatcher, request } from 'undici';
  */
 export interface FetchMediaOptions {
   allowPrivateNetworks: boolean;
+  /** Connecting, redirects and headers; also the longest silence within the body. */
   timeoutMs: number;
+  /** The whole transfer, body included (`timeoutMs` when absent). */
+  transferTimeoutMs?: number;
   maxBytes: number;
   resolver?: Resolver;
+}
+
+/** A response on its way: its declared length and its body, read once (or returned to hang up). */
+export interface MediaDownload {
+  declaredBytes: number | null;
+  body: AsyncIterable<Buffer>;
 }
 
 const MAX_REDIRECTS = 3;
@@ -51,44 +60,92 @@ export function parseMediaUrl(text: string): URL {
   return url;
 }
 
+/** The whole file in memory (an image: small). */
 export async function fetchMediaUrl(text: string, options: FetchMediaOptions): Promise<Buffer> {
-  let current = parseMediaUrl(text);
-  const agent = new Agent({
-    connect: {
-      lookup: guardedLookup(options.resolver ?? systemResolver, options.allowPrivateNetworks),
-      timeout: options.timeoutMs,
-    },
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
-  });
-  const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
-    options.timeoutMs,
-  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await openMediaUrl(text, options)).body) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/** The response to a URL, once its headers are in; its body streams as the caller reads it. */
+export async function openMediaUrl(text: string, options: FetchMediaOptions): Promise<MediaDownload> {
+  const transfer = new Transfer(options);
   try {
+    let current = parseMediaUrl(text);
     for (let hop = 0; ; hop++) {
       assertAllowed(current, options.allowPrivateNetworks, hop);
       const response = await request(current, {
         method: 'GET',
-        headers: { accept: 'image/jpeg, image/png, image/webp, */*;q=0.1', 'accept-encoding': 'identity' },
-        signal: deadline.signal,
-        dispatcher: agent,
+        headers: {
+          accept: 'image/jpeg, image/png, image/webp, video/mp4, video/quicktime, */*;q=0.1',
+          'accept-encoding': 'identity',
+        },
+        signal: transfer.signal,
+        dispatcher: transfer.agent,
       }).catch((error: unknown) => {
-        throw failure(error, current, deadline.signal, hop);
+        throw failure(error, current, transfer.signal, hop);
       });
       const next = redirectOf(response, current, hop, options.maxBytes);
       if (next) {
         current = next;
         continue;
       }
-      return await readAtMost(response.body, options.maxBytes).catch((error: unknown) => {
-        throw failure(error, current, deadline.signal, hop);
-      });
+      transfer.headersArrived();
+      const declared = Number(response.headers['content-length']);
+      const at = current;
+      const body = readAtMost(response.body, options.maxBytes, (error) =>
+        failure(error, at, transfer.signal, hop),
+      );
+      return { declaredBytes: Number.isFinite(declared) ? declared : null, body: transfer.ending(body) };
     }
-  } finally {
-    clearTimeout(timer);
-    agent.destroy().catch(() => {});
+  } catch (error) {
+    transfer.end();
+    throw error;
+  }
+}
+
+/**
+ * One fetch's connection pool and deadlines: the headers' (cleared once they arrive) and the
+ * transfer's, both aborting the same signal. Ended when the body is read or abandoned.
+ */
+class Transfer {
+  readonly agent: Agent;
+  private readonly deadline = new AbortController();
+  private readonly timers: NodeJS.Timeout[];
+
+  constructor(options: FetchMediaOptions) {
+    this.agent = new Agent({
+      connect: {
+        lookup: guardedLookup(options.resolver ?? systemResolver, options.allowPrivateNetworks),
+        timeout: options.timeoutMs,
+      },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    const abortAfter = (ms: number) =>
+      setTimeout(() => this.deadline.abort(new Error(`timed out after ${ms} ms`)), ms);
+    this.timers = [abortAfter(options.timeoutMs), abortAfter(options.transferTimeoutMs ?? options.timeoutMs)];
+  }
+
+  get signal(): AbortSignal {
+    return this.deadline.signal;
+  }
+
+  headersArrived(): void {
+    clearTimeout(this.timers[0]);
+  }
+
+  async *ending(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    try {
+      yield* body;
+    } finally {
+      this.end();
+    }
+  }
+
+  end(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.agent.destroy().catch(() => {});
   }
 }
 
@@ -122,18 +179,25 @@ function redirectOf(
   return null;
 }
 
-async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/** The body's chunks, refused as soon as they pass `maxBytes`; any failure as `fail` says. */
+async function* readAtMost(
+  body: Readable,
+  maxBytes: number,
+  fail: (error: unknown) => Error,
+): AsyncGenerator<Buffer> {
   let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > maxBytes) {
-      discard(body);
-      throw errors.fileTooLarge('url', maxBytes);
+  try {
+    for await (const chunk of body) {
+      total += chunk.length;
+      if (total > maxBytes) throw errors.fileTooLarge('url', maxBytes);
+      yield chunk;
     }
-    chunks.push(chunk);
+  } catch (error) {
+    throw fail(error);
+  } finally {
+    // Stopped early (too large, or the reader gave up): hang up rather than read for nobody.
+    if (!body.readableEnded) discard(body);
   }
-  return Buffer.concat(chunks, total);
 }
 
 /** Hangs up on a body we will not read (destroying it emits an abort error nobody needs). */

@@ -1,5 +1,6 @@
 import { callerOf, type PublishingService, type ServiceImplementation } from '@svc/contracts';
-import { type MediaLibrary, viewOfMedia } from './media-library.ts';
+import type { MediaLibrary, UploadState } from './media-library.ts';
+import { viewOfMedia } from './media-view.ts';
 
 /** The size of a file's messages: small enough that a stream holds little, large enough to be cheap. */
 const MEDIA_CHUNK_BYTES = 64 * 1024;
@@ -10,7 +11,11 @@ type MediaMethods =
   | 'listMedia'
   | 'deleteMedia'
   | 'readMediaFile'
-  | 'getMediaUrl';
+  | 'getMediaUrl'
+  | 'startUpload'
+  | 'appendUpload'
+  | 'getUpload'
+  | 'deleteUpload';
 
 export function mediaHandlers(
   library: MediaLibrary,
@@ -37,14 +42,23 @@ export function mediaHandlers(
     async getMediaUrl(req) {
       const media = await library.get(callerOf(req.caller), req.mediaId);
       const url = await library.files.publishableUrl(media, req.network);
-      return { url, mime: req.network === 'photo_network' ? 'image/jpeg' : media.mime };
+      const converted = req.network === 'photo_network' && media.kind === 'image';
+      return { url, mime: converted ? 'image/jpeg' : media.mime };
     },
-    /** The head (a bad token fails before it), then the bytes as storage streams them. */
+    /** The head (a bad token fails before it), then the bytes (of the range asked) as storage streams them. */
     async *readMediaFile(req) {
-      const file = await library.openSignedFile(req.token);
+      const range = req.offset === undefined ? undefined : rangeOf(req.offset, req.length);
+      const file = await library.openSignedFile(req.token, range);
       try {
-        const head = { mime: file.mime, size: BigInt(file.size), expiresAt: file.expiresAt.toISOString() };
+        const head = {
+          mime: file.mime,
+          size: BigInt(file.size),
+          expiresAt: file.expiresAt.toISOString(),
+          offset: BigInt(file.offset),
+          length: BigInt(file.length),
+        };
         yield { part: { case: 'head', value: head } };
+        if (file.length === 0) return;
         for await (const chunk of chunksOf(file.body, MEDIA_CHUNK_BYTES))
           yield { part: { case: 'chunk', value: chunk } };
       } finally {
@@ -52,7 +66,49 @@ export function mediaHandlers(
         file.body.destroy();
       }
     },
+    async startUpload(req) {
+      const upload = await library.startUpload(callerOf(req.caller), {
+        workspaceId: req.workspaceId,
+        length: req.length === undefined ? null : Number(req.length),
+        filename: req.filename,
+      });
+      return { upload: uploadMessage({ upload, media: null }) };
+    },
+    async appendUpload(req) {
+      const state = await library.appendUpload(callerOf(req.caller), {
+        uploadId: req.uploadId,
+        offset: Number(req.offset),
+        chunk: req.chunk,
+        last: req.last,
+      });
+      return { upload: uploadMessage(state) };
+    },
+    async getUpload(req) {
+      return { upload: uploadMessage(await library.getUpload(callerOf(req.caller), req.uploadId)) };
+    },
+    async deleteUpload(req) {
+      await library.deleteUpload(callerOf(req.caller), req.uploadId);
+      return {};
+    },
   };
+}
+
+/** An upload as its message carries it (with the media's public JSON once made). */
+function uploadMessage({ upload, media }: UploadState) {
+  return {
+    id: upload.id,
+    workspaceId: upload.workspaceId,
+    offset: BigInt(upload.offset),
+    ...(upload.length === null ? {} : { length: BigInt(upload.length) }),
+    expiresAt: upload.expiresAt.toISOString(),
+    mediaJson: media ? JSON.stringify(viewOfMedia(media)) : '',
+    filename: upload.filename,
+    maxBytes: BigInt(upload.maxBytes),
+  };
+}
+
+function rangeOf(offset: bigint, length: bigint | undefined) {
+  return { offset: Number(offset), ...(length === undefined ? {} : { length: Number(length) }) };
 }
 
 /** A stream's buffers, none longer than `size` (storage may hand over larger ones). */

@@ -1,23 +1,67 @@
 import { LocalCache } from '@svc/cache';
+import { type Fields, selectList } from '@svc/db';
 import type pg from 'pg';
 
-/** What post checks and signed-URL reads need of a media row; none of it ever changes. */
+/**
+ * What post checks and signed-URL reads need of a media row; none of it ever changes. A video
+ * carries the facts the networks' Reel and Story rules check.
+ */
 export interface KnownMedia {
   id: string;
   partnerId: string;
   workspaceId: string;
+  /** 'image' or 'video' */
   kind: string;
   mime: string;
   width: number;
   height: number;
+  /** Bytes. */
+  size: number;
   storageKey: string;
+  /** Null for an image. */
+  video: KnownVideo | null;
 }
+
+/** A video's facts as read from its bytes when it was uploaded (see media-probe's VideoFacts). */
+export interface KnownVideo {
+  durationMs: number;
+  /** Frames per second, to 2 decimals. */
+  frameRate: number;
+  /** 'h264', 'hevc', 'mpeg4', 'vp9', 'av1'... */
+  videoCodec: string;
+  /** 'aac', 'mp3', 'opus'...; null for a video without sound. */
+  audioCodec: string | null;
+  audioSampleRateHz: number | null;
+  /** Bits per second over the whole file. */
+  bitRate: number;
+  /** The index (moov) before the media data: a fetcher can start playing before the end arrives. */
+  moovAtFront: boolean;
+  /** An edit list that changes what plays (a trim, a late start); Meta refuses those. */
+  hasEditList: boolean;
+}
+
+/** The video's columns gathered into one object by the statement itself, null for an image. */
+const VIDEO_OBJECT = `CASE WHEN kind = 'video' THEN json_build_object(
+    'durationMs', duration_ms, 'frameRate', frame_rate, 'videoCodec', video_codec,
+    'audioCodec', audio_codec, 'audioSampleRateHz', audio_sample_rate_hz, 'bitRate', bit_rate,
+    'moovAtFront', moov_at_front, 'hasEditList', has_edit_list) END`;
+
+const KNOWN_MEDIA_FIELDS: Fields<KnownMedia> = {
+  id: true,
+  partnerId: true,
+  workspaceId: true,
+  kind: true,
+  mime: true,
+  width: true,
+  height: true,
+  size: true,
+  storageKey: true,
+  video: VIDEO_OBJECT,
+};
 
 const KNOWN_MEDIA = {
   name: 'publishing_known_media',
-  text: `SELECT id, partner_id AS "partnerId", workspace_id AS "workspaceId", kind, mime, width, height,
-                storage_key AS "storageKey"
-           FROM media WHERE id = ANY($1)`,
+  text: `SELECT ${selectList(KNOWN_MEDIA_FIELDS)} FROM media WHERE id = ANY($1)`,
 };
 
 /**

@@ -5,7 +5,7 @@ import type { Media } from '../generated/prisma/client.ts';
 import { detectMedia } from './detect.ts';
 import { ImageWork } from './image-work.ts';
 import { MEDIA_VARIANTS, type MediaVariant, mediaUrl } from './signed-url.ts';
-import type { MediaStorage, StoredFile } from './storage.ts';
+import type { ByteRange, MediaStorage, StoredFile } from './storage.ts';
 
 type FilesConfig = Pick<
   PublishingConfig,
@@ -33,6 +33,8 @@ export function variantKey(media: Pick<Media, 'storageKey'>, variant: MediaVaria
  */
 export class MediaFiles {
   readonly images: ImageWork;
+  /** Files arriving in parts, staged under their upload's key until complete. */
+  readonly staging: Pick<MediaStorage, 'writePart' | 'readStaged' | 'commitStaged' | 'discardStaged'>;
   /** Conversions in flight in this process, so a carousel or several targets convert a file once. */
   private readonly converting = new Map<string, Promise<void>>();
 
@@ -43,15 +45,16 @@ export class MediaFiles {
     private readonly now: () => Date,
   ) {
     this.images = new ImageWork(config);
+    this.staging = storage;
   }
 
   put(key: string, data: Buffer): Promise<void> {
     return this.storage.put(key, data);
   }
 
-  /** A file's bytes as a stream, with its size, or null when storage holds nothing under the key. */
-  open(key: string): Promise<StoredFile | null> {
-    return this.storage.open(key);
+  /** A file's bytes (or a range of them) as a stream, with its size; null when storage holds nothing under the key. */
+  open(key: string, range?: ByteRange): Promise<StoredFile | null> {
+    return this.storage.open(key, range);
   }
 
   /** Every variant of these media, from memory and from storage. */
@@ -64,9 +67,10 @@ export class MediaFiles {
    * The URL a network fetches this media from at publish time: a signed, expiring URL on the
    * gateway. The photo network takes JPEG only, so for it a PNG or WebP is converted to JPEG once
    * (stored as the `jpeg` variant beside the original, reused afterwards) and that is what it gets.
+   * A video is offered as it is (the URL serves range requests, which the networks use for video).
    */
   async publishableUrl(media: StoredMedia, network: string): Promise<string> {
-    if (network === 'photo_network' && media.mime !== 'image/jpeg') {
+    if (network === 'photo_network' && needsJpeg(media.mime)) {
       await this.ensureJpeg(media);
       return mediaUrl(this.config, media.id, 'jpeg', this.now());
     }
@@ -122,4 +126,9 @@ function toJpeg(images: ImageWork, bytes: Buffer): Promise<Buffer> {
   return images.run(bytes, (image) =>
     image.autoOrient().flatten({ background: '#ffffff' }).jpeg({ quality: 90 }).toBuffer(),
   );
+}
+
+/** What the photo network is given as JPEG: an image in another format (never a video). */
+function needsJpeg(mime: string): boolean {
+  return mime.startsWith('image/') && mime !== 'image/jpeg';
 }

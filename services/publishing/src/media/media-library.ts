@@ -1,35 +1,37 @@
-import { createHash } from 'node:crypto';
-import type { MediaView } from '@svc/contracts/public';
 import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
 import type { WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
-import { isId, newId } from '@svc/ids';
 import type { Logger } from '@svc/logging';
 import { ConcurrencySlots } from '@svc/ops';
 import type pg from 'pg';
 import type { PublishingConfig } from '../config.ts';
 import type { Db } from '../db.ts';
-import type { Media } from '../generated/prisma/client.ts';
+import type { Media, MediaUpload } from '../generated/prisma/client.ts';
 import type { PostStore } from '../posts/post-store.ts';
-import { detectMedia } from './detect.ts';
-import { displayedSize } from './displayed-size.ts';
-import { fetchMediaUrl } from './fetch-url.ts';
 import { type KnownMedia, KnownMediaRows } from './known-media.ts';
 import { type MediaFiles, variantKey } from './media-files.ts';
+import { MediaMaker } from './media-maker.ts';
 import { verifyMediaToken } from './signed-url.ts';
-import type { StoredFile } from './storage.ts';
+import { stageInput } from './staged-stream.ts';
+import type { ByteRange, StoredFile } from './storage.ts';
+import { type AppendInput, checkWorkspace, isComplete, MediaUploads } from './uploads.ts';
 
 type LibraryConfig = Pick<
   PublishingConfig,
   | 'MEDIA_MAX_BYTES'
+  | 'MEDIA_VIDEO_MAX_BYTES'
   | 'ALLOW_PRIVATE_NETWORKS'
   | 'MEDIA_FETCH_TIMEOUT_MS'
+  | 'MEDIA_FETCH_TRANSFER_TIMEOUT_MS'
   | 'PUBLIC_BASE_URL'
   | 'MEDIA_URL_SECRET'
   | 'MEDIA_URL_TTL_SECONDS'
   | 'MEDIA_MAX_PIXELS'
+  | 'MEDIA_PROBE_TIMEOUT_MS'
   | 'MEDIA_UPLOADS_PER_PARTNER'
   | 'MEDIA_UPLOADS_TOTAL'
+  | 'MEDIA_UPLOAD_TTL_SECONDS'
+  | 'MEDIA_OPEN_UPLOADS_PER_PARTNER'
 >;
 
 export interface CreateMediaInput {
@@ -39,30 +41,30 @@ export interface CreateMediaInput {
   url: string;
 }
 
-/** A media record as partners see it (`MediaView`): the only place a media row becomes it. */
-export function viewOfMedia(row: Media): MediaView {
-  return {
-    id: row.id,
-    workspace: row.workspaceId,
-    kind: row.kind,
-    mime: row.mime,
-    width: row.width,
-    height: row.height,
-    size: row.size,
-    created: row.createdAt.toISOString(),
-  };
+/** An upload, and the media it became once complete. */
+export interface UploadState {
+  upload: MediaUpload;
+  media: Media | null;
 }
 
+/** How often expired uploads (and their staged bytes) are looked for. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+
 /**
- * The media library: media records and their files. Uploads and URL fetches are checked (size,
- * real type, dimensions and pixel budget from the bytes) before anything is kept, and only so
- * many run at once (ConcurrencySlots); a media item that a post may still send cannot be deleted; the
- * networks read files through signed URLs.
+ * The media library: media records and their files. Every file is staged first (an upload's
+ * parts, a URL's body, a small upload's bytes) and becomes a media record only once its bytes
+ * have been read (MediaIntake: real type, dimensions, pixel budget, a video's structure), the
+ * reading done in one of the partner's slots (ConcurrencySlots); a refused file is deleted. A
+ * media item that a post may still send cannot be deleted; the networks read files through
+ * signed URLs.
  */
 export class MediaLibrary {
   readonly files: MediaFiles;
+  private readonly uploads: MediaUploads;
   private readonly rows: KnownMediaRows;
-  private readonly uploads: ConcurrencySlots;
+  private readonly slots: ConcurrencySlots;
+  private readonly maker: MediaMaker;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly db: Db,
@@ -78,68 +80,69 @@ export class MediaLibrary {
   ) {
     this.files = deps.files;
     this.rows = new KnownMediaRows(pool);
+    this.uploads = new MediaUploads(db, pool, deps);
+    this.maker = new MediaMaker(db, this.uploads, deps);
     const { MEDIA_UPLOADS_PER_PARTNER: perKey, MEDIA_UPLOADS_TOTAL: total } = deps.config;
-    // An upload takes a second or so: by then a slot is likely free again.
-    this.uploads = new ConcurrencySlots({ what: 'media uploads', perKey, total, retryAfterSeconds: 1 });
-  }
-
-  /** Stores an upload or a file fetched by URL, in one of the partner's upload slots. */
-  async create(caller: Caller, input: CreateMediaInput): Promise<Media> {
-    checkCreateInput(caller, input);
-    return this.uploads.run(caller.partnerId, () => this.store(caller, input));
-  }
-
-  /** The file is written before the row, and removed if the row fails. */
-  private async store(caller: Caller, input: CreateMediaInput): Promise<Media> {
-    // The workspace must be the caller's: another partner's (or a deleted one) is not found.
-    await this.deps.workspaces.confirmOwned(caller, input.workspaceId);
-    const { bytes, detected } = await this.receive(input);
-    const id = newId('media', this.deps.now().getTime());
-    await this.files.put(id, bytes);
-    try {
-      return await this.db.media.create({
-        data: {
-          id,
-          partnerId: caller.partnerId,
-          workspaceId: input.workspaceId,
-          ...detected,
-          size: bytes.length,
-          storageKey: id,
-          sha256: createHash('sha256').update(bytes).digest('hex'),
-          createdAt: this.deps.now(),
-        },
-      });
-    } catch (error) {
-      await this.files.remove([{ storageKey: id }]).catch(() => {});
-      throw error;
-    }
+    // Reading a file takes a second or so: by then a slot is likely free again.
+    this.slots = new ConcurrencySlots({ what: 'media uploads', perKey, total, retryAfterSeconds: 1 });
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS).unref();
   }
 
   /**
-   * The bytes of an upload or a URL: the size limit first, then the real type and the pixel budget
-   * from the headers, and only then the image library (which decodes no more than the budget).
+   * A file fetched by URL or sent whole, staged as an upload of its own and read at once, all in
+   * one of the partner's slots. Its upload is gone afterwards, whatever the outcome.
    */
-  private async receive(input: CreateMediaInput) {
-    const { config } = this.deps;
-    const field = input.data.length > 0 ? 'file' : 'url';
-    const max = config.MEDIA_MAX_BYTES;
-    const bytes =
-      field === 'file'
-        ? Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength)
-        : await fetchMediaUrl(input.url, {
-            allowPrivateNetworks: config.ALLOW_PRIVATE_NETWORKS,
-            timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
-            maxBytes: max,
-          });
-    const what = field === 'file' ? 'file' : 'file at url';
-    if (bytes.length > max) throw errors.fileTooLarge(field, max);
-    const detected = detectMedia(bytes, config.MEDIA_MAX_PIXELS);
-    if (!detected.ok) throw errors.validation(field, detected.reason.replace(/^the file/, `the ${what}`));
-    const shown = await displayedSize(this.files.images, bytes);
-    if (!shown)
-      throw errors.validation(field, `the ${what} cannot be read as an image (truncated or corrupt)`);
-    const { kind, mime } = detected;
-    return { bytes, detected: { kind, mime, ...shown } };
+  async create(caller: Caller, input: CreateMediaInput): Promise<Media> {
+    checkCreateInput(caller, input);
+    return this.slots.run(caller.partnerId, async () => {
+      const start = { workspaceId: input.workspaceId, length: null, filename: '' };
+      const upload = await this.uploads.start(caller, start);
+      const field = input.url ? 'url' : 'file';
+      try {
+        const length = await stageInput(this.files.staging, upload.id, input, this.deps.config);
+        return await this.maker.make({ ...upload, length, offset: length }, field);
+      } finally {
+        await this.uploads.remove(upload.id);
+      }
+    });
+  }
+
+  startUpload(caller: Caller, input: { workspaceId: string; length: number | null; filename: string }) {
+    return this.uploads.start(caller, input);
+  }
+
+  /**
+   * One part of an upload; the part that completes it makes the media. An upload started without
+   * a length (a form's file streamed through) is done with once it made its media.
+   */
+  async appendUpload(caller: Caller, input: AppendInput): Promise<UploadState> {
+    const upload = await this.uploads.append(caller, input);
+    if (!isComplete(upload)) return { upload, media: null };
+    const media = await this.complete(caller, upload);
+    if (input.last) await this.uploads.remove(upload.id);
+    return { upload, media };
+  }
+
+  /**
+   * An upload and its media. One whose bytes are all in but whose media is not made yet (the last
+   * append was refused for a full slot, or its process stopped) is completed here.
+   */
+  async getUpload(caller: Caller, id: string): Promise<UploadState> {
+    const upload = await this.uploads.get(caller, id);
+    if (!isComplete(upload)) return { upload, media: null };
+    return { upload, media: await this.complete(caller, upload) };
+  }
+
+  async deleteUpload(caller: Caller, id: string): Promise<void> {
+    const upload = await this.uploads.get(caller, id);
+    await this.uploads.remove(upload.id);
+  }
+
+  /** The complete upload's media: made now, or found when made before (a retried last part). */
+  private async complete(caller: Caller, upload: MediaUpload & { length: number }): Promise<Media> {
+    const made = await this.db.media.findUnique({ where: { id: upload.mediaId } });
+    if (made) return made;
+    return this.slots.run(caller.partnerId, () => this.maker.make(upload, 'file'));
   }
 
   /** A media of the caller's scope; another partner's or workspace's is not_found. */
@@ -177,6 +180,8 @@ export class MediaLibrary {
         );
       await tx.query({ ...DELETE_MEDIA_ROW, values: [id] });
     });
+    // An upload that made it is over: asked for later, it is not found rather than made again.
+    await this.db.mediaUpload.deleteMany({ where: { mediaId: id } });
     this.rows.forget(id);
     // The record is gone either way; a file that could not be removed is only disk space.
     await this.files
@@ -186,8 +191,9 @@ export class MediaLibrary {
       );
   }
 
-  /** `workspace.deleted`: every media record and file of the workspace. Idempotent (safe to redeliver). */
+  /** `workspace.deleted`: every upload, media record and file of the workspace. Idempotent (safe to redeliver). */
   async purgeWorkspace(workspaceId: string): Promise<number> {
+    await this.uploads.purgeWorkspace(workspaceId);
     let removed = 0;
     for (;;) {
       const batch = await this.db.media.findMany({
@@ -210,31 +216,41 @@ export class MediaLibrary {
   }
 
   /**
-   * The file behind a signed URL, opened as a stream (the caller reads it to its end or destroys
-   * it); a forged, expired or dangling token is not_found.
+   * The file behind a signed URL (or the `range` of it), opened as a stream (the caller reads it
+   * to its end or destroys it); a forged, expired or dangling token is not_found.
    */
-  async openSignedFile(token: string): Promise<StoredFile & { mime: string; expiresAt: Date }> {
+  async openSignedFile(
+    token: string,
+    range?: ByteRange,
+  ): Promise<StoredFile & { mime: string; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
     if (!verified) throw errors.notFound('media file');
     const media = (await this.rows.read([verified.mediaId])).get(verified.mediaId);
     if (!media) throw errors.notFound('media file');
-    const file = await this.files.open(variantKey(media, verified.variant));
+    const file = await this.files.open(variantKey(media, verified.variant), range);
     if (!file) throw errors.notFound('media file');
     const mime = verified.variant === 'jpeg' ? 'image/jpeg' : media.mime;
     return { ...file, mime, expiresAt: verified.expiresAt };
   }
 
+  /** Expired uploads go with their staged bytes (each replica sweeps; deleting twice is harmless). */
+  async sweep(): Promise<void> {
+    try {
+      const removed = await this.uploads.sweep();
+      if (removed > 0) this.deps.logger.info({ removed }, 'expired uploads removed');
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not remove expired uploads');
+    }
+  }
+
   close(): void {
+    clearInterval(this.sweeper);
     this.rows.close();
   }
 }
 
 function checkCreateInput(caller: Caller, input: CreateMediaInput): void {
-  const { workspaceId } = input;
-  if (!workspaceId) throw errors.validation('workspace', 'workspace is required');
-  if (!isId('workspace', workspaceId)) throw errors.validation('workspace', 'not a valid workspace id');
-  if (caller.workspaceId && caller.workspaceId !== workspaceId)
-    throw errors.forbidden('this workspace key can only reach its own workspace');
+  checkWorkspace(caller, input.workspaceId);
   const hasData = input.data.length > 0;
   if (hasData && input.url) throw errors.validation('url', 'send either a file or a url, not both');
   if (!hasData && !input.url)

@@ -1,5 +1,5 @@
 import type { Account } from '@svc/contracts';
-import type { PostDryRunView, PostMediaView } from '@svc/contracts/public';
+import type { PostDryRunView, PostFormat, PostMediaView } from '@svc/contracts/public';
 import type { Caller } from '@svc/db';
 import { initialStatus, type PostInput } from './post-input.ts';
 import type { Posts } from './posts.ts';
@@ -21,30 +21,38 @@ export async function dryRun(
     workspace: input.workspaceId,
     status: initialStatus(input, now),
     schedule_at: input.scheduleAt?.toISOString() ?? null,
-    targets: accounts.map((account) => ({
-      account: account.id,
-      network: account.network as PostDryRunView['targets'][number]['network'],
-      username: account.username,
-      would_send: plan(account, input.caption, media),
-    })),
+    targets: accounts.map((account, index) => {
+      const format = input.formats[index] ?? 'feed';
+      return {
+        account: account.id,
+        network: account.network as PostDryRunView['targets'][number]['network'],
+        username: account.username,
+        format,
+        would_send: plan(account, format, input.caption, media),
+      };
+    }),
   };
 }
 
 type Plan = PostDryRunView['targets'][number]['would_send'];
 
 /** The network call(s) a target would make, in the network's own terms. */
-function plan(account: Account, caption: string, media: PostMediaView[]): Plan {
+function plan(account: Account, format: PostFormat, caption: string, media: PostMediaView[]): Plan {
   const ids = media.map((m) => m.id);
+  // A Story takes no caption (facts §2.2): none is sent.
+  const sentCaption = format === 'story' ? '' : caption;
   if (account.network === 'photo_network') {
-    // PNG and WebP are converted to JPEG for Instagram at publish time.
-    const converted = media.filter((m) => m.mime !== 'image/jpeg').map((m) => m.id);
-    return {
-      kind: media.length > 1 ? 'carousel' : 'image',
-      caption,
-      media: ids,
-      converted_to_jpeg: converted,
-    };
+    // PNG and WebP images are converted to JPEG for Instagram at publish time.
+    const converted = media.filter((m) => m.kind === 'image' && m.mime !== 'image/jpeg').map((m) => m.id);
+    const kind = format !== 'feed' ? format : media.length > 1 ? 'carousel' : 'image';
+    return { kind, caption: sentCaption, media: ids, converted_to_jpeg: converted };
   }
-  const kind = media.length === 0 ? 'text' : media.length === 1 ? 'photo' : 'multi_photo';
-  return { kind, caption, media: ids, converted_to_jpeg: [] };
+  return { kind: pageKind(format, media), caption: sentCaption, media: ids, converted_to_jpeg: [] };
+}
+
+function pageKind(format: PostFormat, media: PostMediaView[]): Plan['kind'] {
+  if (format !== 'feed') return format;
+  if (media.some((m) => m.kind === 'video')) return 'video';
+  if (media.length === 0) return 'text';
+  return media.length === 1 ? 'photo' : 'multi_photo';
 }

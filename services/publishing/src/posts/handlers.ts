@@ -9,6 +9,7 @@ import type { AccountsDirectory } from '@svc/directory';
 import type { Db } from '../db.ts';
 import { dryRun } from './dry-run.ts';
 import { idempotent } from './idempotency.ts';
+import { reelOf, targetFormatsOf } from './post-formats.ts';
 import { dateOrNull, optionsOf, type PostInput, patchOf } from './post-input.ts';
 import type { PostWithTargets } from './post-rows.ts';
 import type { PostStore } from './post-store.ts';
@@ -75,6 +76,9 @@ export function postHandlers(
         caption: req.caption,
         mediaIds: req.mediaIds,
         accountIds: req.accountIds,
+        formats: targetFormatsOf(req.format, req.targetFormats, req.accountIds.length),
+        reel: reelOf(req.reelJson),
+        title: req.title || null,
         scheduleAt: dateOrNull(req.scheduleAt, 'schedule_at'),
         externalRef: req.externalRef || null,
         options: optionsOf(req.optionsJson),

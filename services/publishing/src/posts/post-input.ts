@@ -1,5 +1,7 @@
 import type { UpdatePostRequest } from '@svc/contracts';
+import type { PostFormat, ReelView } from '@svc/contracts/public';
 import { errors } from '@svc/errors';
+import { reelOf, targetFormatsOf } from './post-formats.ts';
 
 /** What a new post asks for, parsed from its request. */
 export interface PostInput {
@@ -7,6 +9,10 @@ export interface PostInput {
   caption: string;
   mediaIds: string[];
   accountIds: string[];
+  /** Each target's format, beside accountIds. */
+  formats: PostFormat[];
+  reel: ReelView | null;
+  title: string | null;
   scheduleAt: Date | null;
   externalRef: string | null;
   options: Record<string, unknown>;
@@ -19,6 +25,13 @@ export interface PostPatch {
   caption?: string | undefined;
   mediaIds?: string[] | undefined;
   accountIds?: string[] | undefined;
+  /** With accountIds: the new targets' formats. */
+  formats?: PostFormat[] | undefined;
+  /** Without accountIds: the format every target takes. */
+  format?: PostFormat | undefined;
+  /** undefined: unchanged; null: cleared. */
+  reel?: ReelView | null | undefined;
+  title?: string | undefined;
   /** undefined: unchanged; null: cleared. */
   scheduleAt?: Date | null | undefined;
   externalRef?: string | undefined;
@@ -50,10 +63,17 @@ export function initialStatus(input: Pick<PostInput, 'draft' | 'scheduleAt'>, no
 /** A change of a post from its request: `replace_*` and `clear_schedule` say what is replaced. */
 export function patchOf(req: Omit<UpdatePostRequest, '$typeName'>): PostPatch {
   const scheduleAt = req.scheduleAt ? dateOrNull(req.scheduleAt, 'schedule_at') : undefined;
+  const replaced = req.replaceTargets;
   return {
     caption: req.caption,
     mediaIds: req.replaceMedia ? req.mediaIds : undefined,
     accountIds: req.replaceTargets ? req.accountIds : undefined,
+    formats: replaced
+      ? targetFormatsOf(req.format ?? '', req.targetFormats, req.accountIds.length)
+      : undefined,
+    format: !replaced && req.format ? targetFormatsOf(req.format, [], 1)[0] : undefined,
+    reel: req.reelJson === undefined ? undefined : reelOf(req.reelJson),
+    title: req.title,
     scheduleAt: req.clearSchedule ? null : scheduleAt,
     externalRef: req.externalRef,
     options: req.optionsJson === undefined ? undefined : optionsOf(req.optionsJson),

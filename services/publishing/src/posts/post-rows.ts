@@ -1,5 +1,5 @@
 import type { Account } from '@svc/contracts';
-import type { PostMediaView } from '@svc/contracts/public';
+import type { PostFormat, PostMediaView, ReelView } from '@svc/contracts/public';
 import { type Caller, type Fields, prefixedFields, visibleTo } from '@svc/db';
 import type pg from 'pg';
 import type { Media, Post, PostTarget, Prisma } from '../generated/prisma/client.ts';
@@ -26,6 +26,8 @@ export const POST_FIELDS: Fields<Post> = {
   workspaceId: true,
   externalRef: true,
   caption: true,
+  title: true,
+  reel: true,
   mediaIds: true,
   media: true,
   scheduleAt: true,
@@ -45,6 +47,7 @@ export const TARGET_FIELDS: Fields<PostTarget> = {
   position: true,
   network: true,
   username: true,
+  format: true,
   status: true,
   containerId: true,
   publishSentAt: true,
@@ -79,6 +82,8 @@ export interface NewPost {
   workspaceId: string;
   externalRef: string | null;
   caption: string;
+  title: string | null;
+  reel: ReelView | null;
   mediaIds: string[];
   media: PostMediaView[];
   scheduleAt: Date | null;
@@ -90,27 +95,41 @@ export interface NewPost {
 /** What a change of a post writes (targets only when they are replaced). */
 export interface PostChange {
   caption: string;
+  title: string | null;
+  reel: ReelView | null;
   mediaIds: string[];
   media: PostMediaView[];
   scheduleAt: Date | null;
   status: string;
   externalRef: string | null;
   options: unknown;
-  targets?: TargetAccount[];
+  targets?: NewTarget[];
+  /** Without new targets: the format every target not yet published takes. */
+  format?: PostFormat;
 }
 
-export type TargetAccount = Pick<Account, 'id' | 'network' | 'username'>;
+type TargetAccount = Pick<Account, 'id' | 'network' | 'username'>;
+/** A target of a new post or of replaced targets: its account and what it is published as. */
+export type NewTarget = TargetAccount & { format: PostFormat };
+
+/** A media item as publishing sends it: its signed URL is made from these. */
+type SentMedia = Pick<Media, 'id' | 'mime' | 'storageKey'>;
 
 /** A publish job's view of its target: its progress, what the post says, its media in order. */
 export interface ClaimedTarget {
   postId: string;
   accountId: string;
   network: string;
+  format: PostFormat;
   containerId: string | null;
   publishSentAt: Date | null;
   caption: string;
+  title: string | null;
+  reel: ReelView | null;
   options: Record<string, unknown>;
-  media: Pick<Media, 'id' | 'mime' | 'storageKey'>[];
+  media: SentMedia[];
+  /** The image a Reel's settings name as its cover, when they do and it still exists. */
+  cover: SentMedia | null;
   /** The account's posts published in the rolling window (the photo network's daily limit). */
   publishedInWindow: number;
   /** Since when this attempt has waited for the network (throttled or down), if it has. */
@@ -145,12 +164,13 @@ export interface PostQuery {
 }
 
 /** The targets of a post, in the partner's order, as the columns the target inserts unnest. */
-export const targetColumns = (postId: string, accounts: TargetAccount[]) => [
+export const targetColumns = (postId: string, targets: NewTarget[]) => [
   postId,
-  accounts.map((a) => a.id),
-  accounts.map((_, position) => position),
-  accounts.map((a) => a.network),
-  accounts.map((a) => a.username),
+  targets.map((a) => a.id),
+  targets.map((_, position) => position),
+  targets.map((a) => a.network),
+  targets.map((a) => a.username),
+  targets.map((a) => a.format),
 ];
 
 /** What CLAIM_TARGET returns of a target and its post. */
@@ -158,13 +178,18 @@ export type ClaimedRow = Omit<ClaimedTarget, 'postId' | 'accountId'> & { mediaId
 
 export const CLAIMED_FIELDS: Fields<ClaimedRow> = {
   network: 't.network',
+  format: 't.format',
   containerId: 't.container_id',
   publishSentAt: 't.publish_sent_at',
   caption: 'p.caption',
+  title: 'p.title',
+  reel: 'p.reel',
   options: 'p.options',
   mediaIds: 'p.media_ids',
   media: `(SELECT coalesce(json_agg(json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)), '[]')
      FROM media m WHERE m.id = ANY(p.media_ids))`,
+  cover: `(SELECT json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)
+     FROM media m WHERE m.id = p.reel->'cover'->>'media')`,
   publishedInWindow: `(SELECT count(*)::int FROM post_targets u
     WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > j.window_start)`,
   waitingSince: 't.waiting_since',

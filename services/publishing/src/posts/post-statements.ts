@@ -33,26 +33,36 @@ WITH locked AS (
   SELECT id FROM media WHERE id = ANY($6::text[]) FOR SHARE
 ), post AS (
   INSERT INTO posts (id, partner_id, workspace_id, external_ref, caption, media_ids, media, schedule_at,
-                     status, attempts, unsettled, created_by, options, updated_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 1 THEN cardinality($14::text[]) ELSE 0 END,
-         $11, $12, now()
+                     status, attempts, unsettled, created_by, options, title, reel, updated_at)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $10 = 1 THEN cardinality($16::text[]) ELSE 0 END,
+         $11, $12, $14, $15, now()
    WHERE (SELECT count(*) FROM locked) = $13
   RETURNING ${POST_COLUMNS}
 ), targets AS (
-  INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
-  SELECT post.id, t.account_id, t.position, t.network, t.username, 'pending', now()
-    FROM post, unnest($14::text[], $15::int[], $16::text[], $17::text[]) AS t(account_id, position, network, username)
+  INSERT INTO post_targets (post_id, account_id, position, network, username, format, status, updated_at)
+  SELECT post.id, t.account_id, t.position, t.network, t.username, t.format, 'pending', now()
+    FROM post, unnest($16::text[], $17::int[], $18::text[], $19::text[], $20::text[])
+               AS t(account_id, position, network, username, format)
 ), jobs AS (
-  ${outboxInsertSql(18, 'post')}
+  ${outboxInsertSql(21, 'post')}
 )
 SELECT * FROM post`,
 };
 
 export const INSERT_TARGETS = {
   name: 'publishing_insert_targets',
-  text: `INSERT INTO post_targets (post_id, account_id, position, network, username, status, updated_at)
-         SELECT $1, t.account_id, t.position, t.network, t.username, 'pending', now()
-           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[]) AS t(account_id, position, network, username)
+  text: `INSERT INTO post_targets (post_id, account_id, position, network, username, format, status, updated_at)
+         SELECT $1, t.account_id, t.position, t.network, t.username, t.format, 'pending', now()
+           FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[])
+                AS t(account_id, position, network, username, format)
+         RETURNING ${TARGET_COLUMNS}`,
+};
+
+/** Every target not yet published takes this format (a change of the post's format). */
+export const SET_TARGET_FORMAT = {
+  name: 'publishing_set_target_format',
+  text: `UPDATE post_targets SET format = $2, updated_at = now()
+          WHERE post_id = $1 AND status <> 'published'
          RETURNING ${TARGET_COLUMNS}`,
 };
 
@@ -73,7 +83,7 @@ export const LOCK_MEDIA = {
 export const UPDATE_POST = {
   name: 'publishing_update_post',
   text: `UPDATE posts SET caption = $2, media_ids = $3, media = $4, schedule_at = $5, status = $6,
-                      external_ref = $7, options = $8, updated_at = now()
+                      external_ref = $7, options = $8, title = $9, reel = $10, updated_at = now()
           WHERE id = $1
          RETURNING ${POST_COLUMNS}`,
 };

@@ -5,13 +5,13 @@ import type { Db } from '../db.ts';
 import type { Post, PostTarget } from '../generated/prisma/client.ts';
 import {
   type NewPost,
+  type NewTarget,
   type PostChange,
   type PostQuery,
   type PostWithTargets,
   postFilter,
   postOfRows,
   type Queryable,
-  type TargetAccount,
   type TargetOutcome,
   type TargetRef,
   targetColumns,
@@ -36,7 +36,7 @@ export class PostStore {
   }
 
   /** The post and its targets, written with their jobs; null when a media item was deleted meanwhile. */
-  async create(post: NewPost, accounts: TargetAccount[]): Promise<Post | null> {
+  async create(post: NewPost, accounts: NewTarget[]): Promise<Post | null> {
     const attempts = post.status === 'publishing' ? 1 : 0;
     const jobs = attempts === 1 ? accounts.map((a) => publishJob(post.id, a.id, 1)) : [];
     const { rows } = await this.pool.query<Post>({
@@ -55,6 +55,8 @@ export class PostStore {
         post.createdBy,
         JSON.stringify(post.options),
         new Set(post.mediaIds).size,
+        post.title,
+        post.reel && JSON.stringify(post.reel),
         ...targetColumns(post.id, accounts).slice(1),
         ...outboxColumns(jobs),
       ],
@@ -94,7 +96,19 @@ export class PostStore {
       const { caption, mediaIds, scheduleAt, status, externalRef } = change;
       const media = JSON.stringify(change.media);
       const options = JSON.stringify(change.options);
-      const values = [post.id, caption, mediaIds, media, scheduleAt, status, externalRef, options];
+      const reel = change.reel && JSON.stringify(change.reel);
+      const values = [
+        post.id,
+        caption,
+        mediaIds,
+        media,
+        scheduleAt,
+        status,
+        externalRef,
+        options,
+        change.title,
+        reel,
+      ];
       // The post first: once it is locked by this update, its targets can be replaced safely.
       const { rows } = await tx.query<Post>({ ...sql.UPDATE_POST, values });
       if (!rows[0]) return null;
@@ -106,6 +120,13 @@ export class PostStore {
           values: targetColumns(post.id, change.targets),
         });
         targets = inserted.rows;
+      } else if (change.format) {
+        const changed = await tx.query<PostTarget>({
+          ...sql.SET_TARGET_FORMAT,
+          values: [post.id, change.format],
+        });
+        const byAccount = new Map(changed.rows.map((t) => [t.accountId, t]));
+        targets = targets.map((t) => byAccount.get(t.accountId) ?? t);
       }
       return { ...rows[0], targets };
     });

@@ -1,4 +1,4 @@
-import type { PostMediaView, PostView } from '@svc/contracts/public';
+import type { PostFormat, PostMediaView, PostView, ReelView } from '@svc/contracts/public';
 import type { Post, PostTarget } from '../generated/prisma/client.ts';
 import type { PostWithTargets } from './post-rows.ts';
 
@@ -18,11 +18,14 @@ export function viewOfPost(post: PostWithTargets): PostView {
     workspace: post.workspaceId,
     external_ref: post.externalRef,
     caption: post.caption,
+    title: post.title,
+    reel: post.reel as ReelView | null,
     media: post.media as unknown as PostMediaView[],
     targets: orderedTargets(post).map((t) => ({
       account: t.accountId,
       network: t.network as PostView['targets'][number]['network'],
       username: t.username,
+      format: t.format as PostFormat,
       status: t.status,
       platform_post_id: t.platformPostId,
       permalink: t.permalink,
@@ -46,15 +49,16 @@ export function viewOfPost(post: PostWithTargets): PostView {
 /** A target as the post store writes it for a new post: pending, nothing sent yet. */
 export function pendingTarget(
   post: Post,
-  account: { id: string; network: string; username: string },
+  target: { id: string; network: string; username: string; format: string },
   position: number,
 ): PostTarget {
   return {
     postId: post.id,
-    accountId: account.id,
+    accountId: target.id,
     position,
-    network: account.network,
-    username: account.username,
+    network: target.network,
+    username: target.username,
+    format: target.format,
     status: 'pending',
     containerId: null,
     publishSentAt: null,

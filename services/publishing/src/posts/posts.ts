@@ -1,3 +1,4 @@
+import type { PostFormat, ReelView } from '@svc/contracts/public';
 import { type Caller, found, inScope } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
@@ -8,6 +9,18 @@ import type { PostStore } from './post-store.ts';
 import { pendingTarget } from './post-view.ts';
 
 const EDITABLE = ['draft', 'scheduled', 'failed', 'partial'];
+
+/** The targets (and their formats) of a change that are still to publish. */
+function onlyUnsettled<T extends { accountIds: string[]; formats: PostFormat[] }>(
+  input: T,
+  keep: boolean[],
+): T {
+  return {
+    ...input,
+    accountIds: input.accountIds.filter((_, index) => keep[index]),
+    formats: input.formats.filter((_, index) => keep[index]),
+  };
+}
 
 /**
  * Posts: create (draft, scheduled or publishing at once), read, list, change and publish. Every
@@ -45,6 +58,10 @@ export class Posts {
 
   async create(caller: Caller, input: PostInput): Promise<PostWithTargets> {
     const { accounts, media } = await this.check(caller, input);
+    const targets = accounts.map((account, index) => ({
+      ...account,
+      format: input.formats[index] ?? 'feed',
+    }));
     const post = await this.store.create(
       {
         id: newId('post'),
@@ -52,6 +69,8 @@ export class Posts {
         workspaceId: input.workspaceId,
         externalRef: input.externalRef,
         caption: input.caption,
+        title: input.title,
+        reel: input.reel,
         mediaIds: input.mediaIds,
         media,
         scheduleAt: input.scheduleAt,
@@ -59,10 +78,10 @@ export class Posts {
         createdBy: input.createdBy,
         options: input.options,
       },
-      accounts,
+      targets,
     );
     if (!post) throw errors.validation('media', 'a media item was deleted meanwhile');
-    return { ...post, targets: accounts.map((account, position) => pendingTarget(post, account, position)) };
+    return { ...post, targets: targets.map((target, position) => pendingTarget(post, target, position)) };
   }
 
   /** PATCH: a published or publishing post is a conflict; the result is checked like a new post. */
@@ -74,22 +93,24 @@ export class Posts {
       );
     if (patch.accountIds && post.targets.some((t) => t.status === 'published'))
       throw errors.conflict('targets cannot be replaced once one of them is published');
-    const ordered = [...post.targets].sort((a, b) => a.position - b.position).map((t) => t.accountId);
+    const ordered = [...post.targets].sort((a, b) => a.position - b.position);
     const next = {
       workspaceId: post.workspaceId,
       caption: patch.caption ?? post.caption,
       mediaIds: patch.mediaIds ?? post.mediaIds,
-      accountIds: patch.accountIds ?? ordered,
+      accountIds: patch.accountIds ?? ordered.map((t) => t.accountId),
+      formats: patch.formats ?? ordered.map((t) => patch.format ?? (t.format as PostFormat)),
+      reel: patch.reel === undefined ? (post.reel as ReelView | null) : patch.reel,
     };
-    const unsettled = post.targets.filter((t) => t.status !== 'published').map((t) => t.accountId);
-    const { accounts, media } = await this.checks.check(caller, {
-      ...next,
-      // Published targets are never posted again: only the others must still be reachable.
-      accountIds: patch.accountIds ?? next.accountIds.filter((a) => unsettled.includes(a)),
-    });
+    // Published targets are never posted again: only the others must still be reachable.
+    const unpublished = ordered.map((t) => t.status !== 'published');
+    const checked = patch.accountIds ? next : onlyUnsettled(next, unpublished);
+    const { accounts, media } = await this.checks.check(caller, checked);
     const scheduleAt = patch.scheduleAt === undefined ? post.scheduleAt : patch.scheduleAt;
     const changed = await this.store.update(post, {
       caption: next.caption,
+      title: patch.title === undefined ? post.title : patch.title || null,
+      reel: next.reel,
       mediaIds: next.mediaIds,
       media,
       scheduleAt,
@@ -97,7 +118,9 @@ export class Posts {
       status: post.status === 'scheduled' && !scheduleAt ? 'draft' : post.status,
       externalRef: patch.externalRef ?? post.externalRef,
       options: patch.options ?? post.options,
-      ...(patch.accountIds ? { targets: accounts } : {}),
+      ...(patch.accountIds
+        ? { targets: accounts.map((a, index) => ({ ...a, format: next.formats[index] ?? 'feed' })) }
+        : { format: patch.format }),
     });
     if (changed === false) throw errors.validation('media', 'a media item was deleted meanwhile');
     return found(changed, 'post');

@@ -1,5 +1,6 @@
-import type { Network } from '@svc/contracts/public';
+import type { Network, PostFormat } from '@svc/contracts/public';
 import { errors, ServiceError } from '@svc/errors';
+import { checkFormatMedia, type MediaFacts } from './format-rules.ts';
 
 /**
  * What each network accepts (facts §2.2, §2.6, §3), checked before anything is sent, so a partner
@@ -26,17 +27,26 @@ const NETWORK_RULES: Record<Network, NetworkRules> = {
   page_network: { captionMax: 63_206, hashtagsMax: null, mentionsMax: null, mediaMax: 10, aspect: null },
 };
 
-export interface MediaShape {
-  id: string;
-  width: number;
-  height: number;
+/** Throws the precise refusal for a target the network would not take in this format, or returns. */
+export function checkForNetwork(
+  network: Network,
+  format: PostFormat,
+  caption: string,
+  media: MediaFacts[],
+): void {
+  const rules = NETWORK_RULES[network];
+  if ((network === 'photo_network' || format !== 'feed') && media.length === 0)
+    throw new ServiceError(
+      'unsupported',
+      `${network} cannot publish ${format === 'feed' ? 'text only' : `a ${format} without media`}: add at least one image or video`,
+    );
+  checkFormatMedia(network, format, media);
+  // A Story takes no caption (facts §2.2): it is not sent, so it is not checked either.
+  if (format !== 'story') checkCaption(network, rules, caption);
+  if (format === 'feed') checkFeedImages(network, rules, media);
 }
 
-/** Throws the precise refusal for a post the network would not take, or returns. */
-export function checkForNetwork(network: Network, caption: string, media: MediaShape[]): void {
-  const rules = NETWORK_RULES[network];
-  if (network === 'photo_network' && media.length === 0)
-    throw new ServiceError('unsupported', 'photo_network cannot publish text only: add at least one image');
+function checkCaption(network: Network, rules: NetworkRules, caption: string): void {
   if (caption.length > rules.captionMax)
     throw errors.validation(
       'caption',
@@ -54,11 +64,17 @@ export function checkForNetwork(network: Network, caption: string, media: MediaS
       'caption',
       `${network} allows at most ${rules.mentionsMax} @mentions (this caption has ${mentions})`,
     );
+}
+
+function checkFeedImages(network: Network, rules: NetworkRules, media: MediaFacts[]): void {
   if (media.length > rules.mediaMax)
-    throw errors.validation('media', `${network} allows at most ${rules.mediaMax} images in one post`);
+    throw errors.validation(
+      'media',
+      `${network} allows at most ${rules.mediaMax} images or videos in one post`,
+    );
   media.forEach((item, index) => {
     const ratio = item.width / item.height;
-    if (rules.aspect && (ratio < rules.aspect.min || ratio > rules.aspect.max))
+    if (item.kind === 'image' && rules.aspect && (ratio < rules.aspect.min || ratio > rules.aspect.max))
       throw errors.validation(
         `media.${index}`,
         `${network} accepts images with a width/height ratio between ${rules.aspect.min} and ${rules.aspect.max}; media ${item.id} is ${item.width}×${item.height} (${ratio.toFixed(2)})`,

@@ -5,6 +5,25 @@ import type { ClaimedTarget } from '../posts/post-rows.ts';
 const MAX_WAIT_MS = 60 * 60_000;
 /** The wait after an outage answer when the breaker gave no time (it has not opened yet). */
 const OUTAGE_RETRY_MS = 5_000;
+/**
+ * Checks of media the network is processing: the first soon, then backing off to at most 30 s
+ * apart, so a video is published within 30 s of being ready and a long one costs a call every
+ * 30 s (Meta asks for no more than about one a minute per container: facts §2.1).
+ */
+const PROCESSING_CHECK = { firstMs: 2_000, maxMs: 30_000 };
+
+/**
+ * When to check again media the network is still processing, or null when the attempt has
+ * waited MAX_WAIT_MS in all: each wait is half the time waited so far, within PROCESSING_CHECK.
+ */
+export function processingCheckTime(target: Pick<ClaimedTarget, 'waitingSince'>, now: Date): Date | null {
+  const waitedMs = target.waitingSince ? now.getTime() - target.waitingSince.getTime() : 0;
+  if (waitedMs >= MAX_WAIT_MS) return null;
+  const delayMs = Math.min(PROCESSING_CHECK.maxMs, Math.max(PROCESSING_CHECK.firstMs, waitedMs / 2));
+  return new Date(now.getTime() + delayMs);
+}
+
+export const MAX_WAIT_MINUTES = MAX_WAIT_MS / 60_000;
 
 /**
  * When a target the network could not take now is tried again, or null when it fails: Meta

@@ -10,6 +10,19 @@ import type { PostStore } from '../posts/post-store.ts';
 export class PublishRefused extends Error {}
 
 /**
+ * The network is still processing the target's media (a video): the job gives its slot back and
+ * the target is checked again later (see deferral.ts), resuming from what was recorded.
+ */
+export class StillProcessing extends Error {
+  constructor(readonly what: string) {
+    super(`the network is still processing ${what}`);
+  }
+}
+
+/** A video is sent as a URL the network fetches, like an image; only the parameter differs. */
+export const isVideo = (media: { mime: string }) => media.mime.startsWith('video/');
+
+/**
  * How long a publish call whose answer was lost may still complete at the network (and be live):
  * asked again for this long, backing off, before the target is failed.
  */
@@ -58,5 +71,11 @@ export abstract class NetworkPublisher {
   /** The signed URLs of the target's media, in its order, as this network takes them. */
   protected mediaUrls(target: ClaimedTarget): Promise<string[]> {
     return Promise.all(target.media.map((m) => this.tools.files.publishableUrl(m, target.network)));
+  }
+
+  /** The target's media with their signed URLs, in its order. */
+  protected async sentMedia(target: ClaimedTarget): Promise<{ url: string; video: boolean; id: string }[]> {
+    const urls = await this.mediaUrls(target);
+    return target.media.map((m, index) => ({ url: urls[index] ?? '', video: isVideo(m), id: m.id }));
   }
 }

@@ -4,9 +4,14 @@ import { ServiceError } from '@svc/errors';
 import { GraphApiError } from '@svc/graph-client';
 import type { ClaimedTarget, Published, TargetOutcome } from '../posts/post-rows.ts';
 import { DAILY_PHOTO_LIMIT, windowStart } from '../posts/publishing-limit.ts';
-import { retryTimeOf } from './deferral.ts';
+import { MAX_WAIT_MINUTES, processingCheckTime, retryTimeOf } from './deferral.ts';
 import { InstagramPublisher } from './instagram.ts';
-import { type NetworkPublisher, type NetworkTools, PublishRefused } from './network-publisher.ts';
+import {
+  type NetworkPublisher,
+  type NetworkTools,
+  PublishRefused,
+  StillProcessing,
+} from './network-publisher.ts';
 import { PagePublisher } from './page.ts';
 import type { PublishMetrics } from './publish-metrics.ts';
 import type { Settlement } from './settlement.ts';
@@ -69,23 +74,42 @@ export class PublishJobs {
       await settle({ status: 'published', ...published, publishedAt: this.tools.now() });
     } catch (error) {
       if (error instanceof PublishRefused) return fail(error.message);
+      if (error instanceof StillProcessing) return this.awaitProcessing(target, error, fail);
       // Our own refusal of the media (a file over the pixel budget or one that does not decode):
       // the same on every redelivery, so the target fails now.
       if (error instanceof ServiceError && error.code === 'unsupported') return fail(error.message);
       if (!(error instanceof GraphApiError)) throw error;
       const retryAt = retryTimeOf(error, target, this.tools.now());
-      if (retryAt) return this.defer(target, retryAt, error);
+      if (retryAt) return this.defer(target, retryAt, { kind: error.kind, err: error.message });
       await accounts.reportTokenProblem(target.accountId, account.token, error);
       return fail(error.message);
     }
   }
 
+  /** The network processes the media (a video): checked again later, the slot given back meanwhile. */
+  private async awaitProcessing(
+    target: ClaimedTarget,
+    processing: StillProcessing,
+    fail: (error: string) => Promise<void>,
+  ): Promise<void> {
+    const checkAt = processingCheckTime(target, this.tools.now());
+    if (!checkAt)
+      return fail(`the network did not finish processing the media within ${MAX_WAIT_MINUTES} minutes`);
+    await this.tools.store.defer(target, checkAt, this.tools.now());
+    this.tools.metrics.outcome(target.network, 'processing');
+    this.tools.logger.debug({ post: target.postId, account: target.accountId, checkAt }, processing.message);
+  }
+
   /** Leaves the target publishing until `retryAt`, when the worker's scheduler queues its job again. */
-  private async defer(target: ClaimedTarget, retryAt: Date, error: GraphApiError): Promise<void> {
+  private async defer(
+    target: ClaimedTarget,
+    retryAt: Date,
+    why: { kind: string; err: string },
+  ): Promise<void> {
     await this.tools.store.defer(target, retryAt, this.tools.now());
     this.tools.metrics.outcome(target.network, 'deferred');
     this.tools.logger.warn(
-      { post: target.postId, account: target.accountId, retryAt, kind: error.kind, err: error.message },
+      { post: target.postId, account: target.accountId, retryAt, ...why },
       'the network cannot take this target now; deferred',
     );
   }
