@@ -29,13 +29,18 @@
 //      (in parallel, as the two workers would); overhead = wait=true latency − the sandbox's time.
 //   5. the image download the sandbox makes per target: signed gateway URL (as the sandbox was given
 //      it for the warm-up posts) vs a bare server.
+//   6. video (issue 28): Reels (three times a worker's slots) whose containers the sandbox processes
+//      for BENCH_VIDEO_PROCESSING_MS, then image posts right behind them: POST → published of
+//      each, how many Reels wait on processing at once (more than the slots: none holds one), and
+//      whether the images waited for them.
 // Then where a target's time goes, step by step, from publishing's own records. Prints the figures,
 // the ratios against the baselines, and MET/NOT MET against the targets; exits 1 only when the run
 // itself went wrong (refused POSTs, posts not published, a duplicate publish).
 //
 // Environment: BENCH_POSTS (default 2000), BENCH_WORKSPACES (60), BENCH_CONCURRENCY (16),
 // BENCH_SUSTAINED_SECONDS (20), BENCH_WAIT_POSTS (150), BENCH_CEILING_POSTS (150),
-// BENCH_ALONE_POSTS (60), BENCH_CPU_PROF=1
+// BENCH_ALONE_POSTS (60), BENCH_VIDEO_POSTS (48), BENCH_VIDEO_PROCESSING_MS (5000),
+// BENCH_VIDEO_IMAGE_POSTS (100), BENCH_CPU_PROF=1
 // writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/,
 // BENCH_WORKER_NICE (6) is the publishing worker's nice level: as deployed (docker-compose.yml), the
 // workers weigh a quarter of a request-serving process on the CPU (cpu_shares 256 of 1024; CFS
@@ -49,7 +54,7 @@ import { cleanUpOnInterrupt } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { directCalls, gatewayClient, serveImage, watchSettlements } from './publish/clients.ts';
 import { postBodies, type RunContext } from './publish/context.ts';
-import { createFixtures, uploadJpeg } from './publish/fixtures.ts';
+import { createFixtures, uploadFile } from './publish/fixtures.ts';
 import { sustainedPhase, throughputPhase, warmUp } from './publish/load-phases.ts';
 import { report, runFailed } from './publish/report.ts';
 import {
@@ -62,6 +67,7 @@ import {
   run,
   SUSTAINED_COUNT,
   say,
+  VIDEO_IMAGE_POSTS,
   WAIT_POSTS,
   WORKSPACES,
 } from './publish/settings.ts';
@@ -74,6 +80,7 @@ import {
 } from './publish/single-phases.ts';
 import { stepBreakdown } from './publish/steps.ts';
 import { processNames, startPublishSystem } from './publish/system.ts';
+import { videoPhase } from './publish/video-phase.ts';
 
 let database: BenchDatabase | undefined;
 let system: System | undefined;
@@ -116,13 +123,14 @@ async function uploadMedia(
     ['alone', ALONE_POSTS],
     ['grpc', ALONE_POSTS],
     ['wait', WAIT_POSTS],
+    ['behind', VIDEO_IMAGE_POSTS],
   ];
   say(`uploading a JPEG for each post (${phases.reduce((n, [, count]) => n + count, 0)}) …`);
   const mediaOf = new Map<string, string[]>();
   for (const [label, count] of phases) {
     const ids: string[] = [];
     await pool(count, 8, async (i) => {
-      ids[i] = await uploadJpeg(at.gatewayUrl, at.key, workspaceOf(i), jpeg);
+      ids[i] = await uploadFile(at.gatewayUrl, at.key, workspaceOf(i), jpeg, 'photo.jpg');
     });
     mediaOf.set(label, ids);
   }
@@ -170,6 +178,7 @@ async function measure(profileDir: string | undefined): Promise<number> {
   const alone = await alonePhase(ctx);
   const wait = await waitPhase(ctx);
   const downloads = await downloadPhase(ctx, image.url);
+  const video = await videoPhase(ctx, database?.url ?? '');
   await image.close();
   await ctx.gateway.close();
   await ctx.watcher.close();
@@ -181,6 +190,7 @@ async function measure(profileDir: string | undefined): Promise<number> {
     alone,
     wait,
     downloads,
+    video,
     ...(await exactlyOnce(ctx.sandboxUrl)),
     throughputSteps: await stepBreakdown(url, `Bench post ${run} %`),
     waitSteps: await stepBreakdown(url, `Bench wait ${run} %`),

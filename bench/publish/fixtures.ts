@@ -32,16 +32,18 @@ async function connectPageAndInstagram(at: FixtureSystem, linkUrl: string, index
   if (finished.status >= 400) throw new Error(`connect callback: ${finished.status}`);
 }
 
-export async function uploadJpeg(
+/** Any file (what it is comes from its bytes), retried while the partner's uploads are at their bound. */
+export async function uploadFile(
   gatewayUrl: string,
   key: string,
   workspace: string,
-  jpeg: Buffer,
+  bytes: Uint8Array,
+  filename: string,
 ): Promise<string> {
   for (;;) {
     const form = new FormData();
     form.append('workspace', workspace);
-    form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'photo.jpg');
+    form.append('file', new Blob([new Uint8Array(bytes)]), filename);
     const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}` },
@@ -102,7 +104,7 @@ export async function createFixtures(at: FixtureSystem) {
     if (!ig || !page) throw new Error(`workspace ${workspace}: accounts not connected`);
     return {
       workspace,
-      media: await uploadJpeg(at.gatewayUrl, at.key, workspace, jpeg),
+      media: await uploadFile(at.gatewayUrl, at.key, workspace, jpeg, 'photo.jpg'),
       ig: { id: ig.id, ...(await token(ig.id)) },
       page: { id: page.id, ...(await token(page.id)) },
     };

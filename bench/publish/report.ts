@@ -11,12 +11,16 @@ import {
   SUSTAINED_RATE,
   SUSTAINED_SECONDS,
   TARGETS,
+  VIDEO_IMAGE_POSTS,
+  VIDEO_POSTS,
+  VIDEO_PROCESSING_MS,
   verdict,
   WAIT_POSTS,
   WORKER_CONCURRENCY,
   WORKER_NICE,
 } from './settings.ts';
 import type { alonePhase, downloadPhase, waitPhase } from './single-phases.ts';
+import type { VideoResults } from './video-phase.ts';
 
 export interface Results {
   throughput: Throughput;
@@ -25,6 +29,7 @@ export interface Results {
   alone: Awaited<ReturnType<typeof alonePhase>>;
   wait: Awaited<ReturnType<typeof waitPhase>>;
   downloads: Awaited<ReturnType<typeof downloadPhase>>;
+  video: VideoResults;
   throughputSteps: string[];
   waitSteps: string[];
   duplicates: number;
@@ -63,6 +68,20 @@ function waitLines({ wait: w, downloads: d }: Results): string[] {
     `  sandbox's own time for the same 2 targets (direct, in parallel): p50 ${fmt(ownP50)} ms, p99 ${fmt(pct(w.sandboxLatencies, 0.99))} ms → wait=true / sandbox ${(waitP50 / ownP50).toFixed(2)}×`,
     `  overhead (wait=true − sandbox, per pair): p50 ${fmt(pct(w.overheads, 0.5))} ms, p99 ${fmt(pct(w.overheads, 0.99))} ms`,
     `  the image download the sandbox makes per target, one at a time: signed gateway URL p50 ${fmt(pct(d.productDownloads, 0.5))} ms, p99 ${fmt(pct(d.productDownloads, 0.99))} ms; the same bytes from a bare server p50 ${fmt(pct(d.bareDownloads, 0.5))} ms`,
+  ];
+}
+
+/** A Reel is published within 30 s of being ready (issue 28), so the checks are at most that far apart. */
+const READY_TO_PUBLISHED_MS = 30_000;
+
+function videoLines({ video: v }: Results): string[] {
+  const overP99 = pct(v.reelToSettled, 0.99) - VIDEO_PROCESSING_MS;
+  const imagesP99 = pct(v.imageToSettled, 0.99);
+  return [
+    `video: ${VIDEO_POSTS} Reels with ${VIDEO_PROCESSING_MS} ms of processing each: POST → published p50 ${fmt(pct(v.reelToSettled, 0.5))} ms, p99 ${fmt(pct(v.reelToSettled, 0.99))} ms (after processing: p99 ${fmt(overP99)} ms); ${v.notPublished} posts of the phase not 'published'`,
+    `  Reels waiting on processing at once: at most ${v.heldAtOnce}, with ${WORKER_CONCURRENCY} job slots`,
+    `  ${VIDEO_IMAGE_POSTS} image posts sent right behind them: POST → settled p50 ${fmt(pct(v.imageToSettled, 0.5))} ms, p99 ${fmt(imagesP99)} ms`,
+    `  targets: a Reel published within ${READY_TO_PUBLISHED_MS / 1000} s of being ready (p99 ${fmt(overP99)} ms) ${verdict(overP99 < READY_TO_PUBLISHED_MS)}; more Reels in processing than slots (${v.heldAtOnce} > ${WORKER_CONCURRENCY}) ${verdict(v.heldAtOnce > WORKER_CONCURRENCY)}; images not held behind them (p99 ${fmt(imagesP99)} < ${VIDEO_PROCESSING_MS} ms) ${verdict(imagesP99 < VIDEO_PROCESSING_MS)}`,
   ];
 }
 
@@ -110,6 +129,7 @@ export function report(results: Results, profileDir: string | undefined): string
     ...throughputLines(results),
     ...postLines(results),
     ...waitLines(results),
+    ...videoLines(results),
     '',
     ...breakdownLines(results),
     '',
@@ -122,6 +142,7 @@ export function report(results: Results, profileDir: string | undefined): string
 }
 
 /** The run went wrong (not merely slow): refused POSTs, posts not published, a duplicate publish. */
-export function runFailed({ throughput: t, sustained: s, duplicates }: Results): boolean {
-  return t.failures + s.failures > 0 || t.notPublished + s.notPublished > 0 || duplicates > 0;
+export function runFailed({ throughput: t, sustained: s, video, duplicates }: Results): boolean {
+  const notPublished = t.notPublished + s.notPublished + video.notPublished;
+  return t.failures + s.failures > 0 || notPublished > 0 || duplicates > 0;
 }

@@ -10,6 +10,10 @@ export const WAIT_POSTS = Number(envVar('BENCH_WAIT_POSTS', '150'));
 export const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '150'));
 export const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 export const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
+/** The video phase: Reels (three times a worker's slots), the sandbox's processing time, images behind them. */
+export const VIDEO_POSTS = Number(envVar('BENCH_VIDEO_POSTS', '48'));
+export const VIDEO_PROCESSING_MS = Number(envVar('BENCH_VIDEO_PROCESSING_MS', '5000'));
+export const VIDEO_IMAGE_POSTS = Number(envVar('BENCH_VIDEO_IMAGE_POSTS', '100'));
 export const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
 export const WORKER_NICE = Number(envVar('BENCH_WORKER_NICE', '6'));
 /** The publishing service's jobs in flight per replica (its PUBLISH_CONCURRENCY default). */

@@ -1,6 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { Client } from '@modelcontextprotocol/client';
-import { api, connectThroughLink, createUser, eventually, recordEvents } from '@svc/testing';
+import { api, connectThroughLink, createUser, eventually, recordEvents, videoFixture } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, mcpClient } from './mcp-client.ts';
@@ -168,6 +169,52 @@ describe('writes', () => {
     expect(changed).toMatchObject({ isError: true, value: { error: { code: 'conflict' } } });
     const listed = (await rest('GET', `/v1/posts?workspace=${w.id}&limit=200`)).body.data;
     expect(listed.filter((p: { caption: string }) => p.caption === 'from an agent')).toHaveLength(1);
+  });
+
+  // Guarantee (issue 28): create_post and dry_run_post take the new formats: a top-level format,
+  // targets as objects with their own format, and Reel settings, as REST does.
+  it('takes formats, per-target formats and Reel settings', async () => {
+    const form = new FormData();
+    form.append('workspace', w.id);
+    const bytes = await readFile(videoFixture('reel-h264-aac.mp4'));
+    form.append('file', new Blob([new Uint8Array(bytes)]), 'reel.mp4');
+    const uploaded = await fetch(`${stack.gateway.url}/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${partnerKey}` },
+      body: form,
+    });
+    const video = ((await uploaded.json()) as { id: string }).id;
+    const args = {
+      caption: 'a reel from an agent',
+      media: [video],
+      targets: [{ account: w.ig, format: 'reel' }, w.page],
+      reel: { share_to_feed: false },
+    };
+    const checked = await callTool(mcp, 'dry_run_post', args);
+    expect(checked.isError).toBe(false);
+    const planned = checked.value.targets.map((t: { format: string; would_send: { kind: string } }) => [
+      t.format,
+      t.would_send.kind,
+    ]);
+    expect(planned).toEqual([
+      ['reel', 'reel'],
+      ['feed', 'video'],
+    ]);
+    const created = await callTool(mcp, 'create_post', { ...args, draft: true });
+    expect(created.value).toMatchObject({
+      reel: { share_to_feed: false, cover: null, collaborators: [], location: null },
+      targets: [
+        { account: w.ig, format: 'reel' },
+        { account: w.page, format: 'feed' },
+      ],
+    });
+    const refused = await callTool(mcp, 'dry_run_post', {
+      ...args,
+      targets: [w.ig],
+      format: 'story',
+      media: [],
+    });
+    expect(refused).toMatchObject({ isError: true, value: { error: { code: 'unsupported' } } });
   });
 
   // Guarantee: a dry run answers what REST's dry run answers (its refusal too) and creates nothing.
