@@ -4,6 +4,7 @@ import { sharedComponents } from './openapi-components.ts';
 import { MCP_TAG, mcpPath } from './openapi-mcp.ts';
 import { operationOf, TAG_DESCRIPTIONS, tagOf } from './openapi-operation.ts';
 import { SchemaComponents } from './openapi-schemas.ts';
+import { UPLOADS_TAG, uploadPaths } from './openapi-uploads.ts';
 
 /**
  * The OpenAPI 3.1 document, generated from the same zod declarations that validate requests, and
@@ -24,12 +25,13 @@ export function buildOpenApi(routes: AnyOperation[], version: string): Record<st
     paths[path][route.method.toLowerCase()] = operationOf(route, schemas);
   }
   const webhooks = webhookOperations(schemas);
+  Object.assign(paths, uploadPaths(schemas));
   paths['/mcp'] = mcpPath();
   const tags = [...new Set(routes.map(tagOf))].map((name) => ({
     name,
     description: TAG_DESCRIPTIONS[name] ?? name,
   }));
-  tags.push(MCP_TAG);
+  tags.push(UPLOADS_TAG, MCP_TAG);
   return {
     openapi: '3.1.0',
     info: {
