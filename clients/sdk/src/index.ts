@@ -10,6 +10,7 @@ export {
 export type { EventOfType, EventType, ServiceEvent } from './events.ts';
 export type { components, operations, paths } from './generated/api.ts';
 export { type ListPage, type PageRequest, paginate } from './paginate.ts';
+export { type UploadMediaOptions, uploadMedia } from './upload.ts';
 export {
   type HeaderBag,
   type VerificationFailure,

@@ -35,6 +35,7 @@ beforeAll(async () => {
   await run('tar', ['-xzf', path.join(project, tarball), '-C', path.join(modules, '@svc')]);
   await rename(path.join(modules, '@svc', 'package'), path.join(modules, '@svc', 'sdk'));
   await symlink(packageDir('openapi-fetch'), path.join(modules, 'openapi-fetch'));
+  await symlink(packageDir('tus-js-client'), path.join(modules, 'tus-js-client'));
   await symlink(packageDir('@types/node'), path.join(modules, '@types', 'node'));
   await writeFile(
     path.join(project, 'tsconfig.json'),
@@ -77,7 +78,7 @@ describe('the packed SDK', () => {
       dependencies: Record<string, string>;
     };
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
-    expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
+    expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch', 'tus-js-client']);
     const files = await readdir(path.join(project, 'node_modules/@svc/sdk'), { recursive: true });
     expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'README.md']));
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);

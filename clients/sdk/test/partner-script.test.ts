@@ -1,7 +1,8 @@
-import { connectThroughLink, createUser, eventually, Receiver } from '@svc/testing';
+import { readFile } from 'node:fs/promises';
+import { connectThroughLink, createUser, eventually, Receiver, videoFixture } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type Client, createClient, verifyWebhook } from '../src/index.ts';
+import { ApiError, type Client, createClient, uploadMedia, verifyWebhook } from '../src/index.ts';
 
 /**
  * What a partner developer writes with the SDK, run against the real system (every service, real
@@ -11,6 +12,7 @@ import { ApiError, type Client, createClient, verifyWebhook } from '../src/index
 let stack: Stack;
 let receiver: Receiver;
 let api: Client;
+let apiKey: string;
 
 /** A 1x1 PNG: the upload reads its type and size from the bytes. */
 const PIXEL = Buffer.from(
@@ -21,7 +23,8 @@ const PIXEL = Buffer.from(
 beforeAll(async () => {
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
   receiver = await Receiver.start();
-  api = createClient({ baseUrl: stack.gateway.url, apiKey: (await stack.createPartner()).key });
+  apiKey = (await stack.createPartner()).key;
+  api = createClient({ baseUrl: stack.gateway.url, apiKey });
 });
 afterAll(async () => {
   await receiver?.close();
@@ -119,5 +122,38 @@ describe('a partner script through the SDK', () => {
     expect(error).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(error.retryAfter).toBeGreaterThan(0);
     expect(error.requestId).toMatch(/^req_/);
+  });
+
+  // Guarantee (issue 28): a video goes up resumably with uploadMedia in several parts, progress is
+  // reported as they arrive, and the file becomes a video media item with its facts; a Reel can
+  // then be checked with the generated createPost.
+  it('uploads a video in parts with progress and checks a Reel with it', async () => {
+    const workspace = await api.createWorkspace({ body: { name: 'SDK video' } });
+    const file = await readFile(videoFixture('reel-h264-aac.mp4'));
+    const progress: number[] = [];
+    const media = await uploadMedia({
+      baseUrl: stack.gateway.url,
+      apiKey,
+      workspace: workspace.id,
+      file,
+      filename: 'reel.mp4',
+      chunkSize: 8 * 1024,
+      onProgress: (sent) => progress.push(sent),
+    });
+    expect(media).toMatchObject({
+      kind: 'video',
+      mime: 'video/mp4',
+      width: 540,
+      height: 960,
+      duration_ms: 4_000,
+    });
+    expect(progress.at(-1)).toBe(file.length);
+    expect(new Set(progress).size).toBeGreaterThan(3);
+    const refused = await api
+      .createPost({
+        body: { workspace: workspace.id, media: [media.id], targets: ['acc_none'], format: 'reel' },
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'validation_error', field: 'targets.0' });
   });
 });

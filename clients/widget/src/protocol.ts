@@ -33,4 +33,5 @@ export interface InitMessage {
   surface: Surface;
   theme?: 'light' | 'dark' | undefined;
   locale?: string | undefined;
+  uploadChunkBytes?: number | undefined;
 }

@@ -1,34 +1,45 @@
-import type { MediaView, PostDryRunView } from '@svc/contracts/public';
+import type { PostDryRunView } from '@svc/contracts/public';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiFailure, failureText, type Page } from './api.ts';
+import { failureText, type Page } from './api.ts';
 import type { AccountView, Ctx, PostView } from './context.ts';
-import { accountName, formatTime, humanize, networkName } from './labels.ts';
+import { FormatChoice, type PostFormat } from './format-choice.tsx';
+import { accountName, formatTime, networkName } from './labels.ts';
+import { MediaPicker, type Picked } from './media-picker.tsx';
 import { Notice, type NoticeValue } from './notice.tsx';
+import { type Check, Checks, refusalText } from './post-checks.tsx';
+import { PostStatus } from './post-status.tsx';
+import { useSentPost } from './sent-post.ts';
 
-interface Upload extends MediaView {
-  preview: string;
-  name: string;
-}
-
-type Check =
-  | { state: 'idle' | 'checking' }
-  | { state: 'ok'; run: PostDryRunView }
-  | { state: 'problem'; text: string };
+const OUTCOMES: Record<string, NoticeValue> = {
+  published: { kind: 'ok', text: 'Your post is published.' },
+  partial: { kind: 'problem', text: 'Your post was published on some accounts only.' },
+  failed: { kind: 'problem', text: 'Your post could not be published.' },
+};
 
 /**
- * The publish surface: caption, images (uploaded as they are picked), target accounts and an
- * optional schedule. The server's own checks run as a dry run while the post is written, so the
- * per-network problems show before anything is sent.
+ * The publish surface: caption, images or a video (a video goes up resumably, its progress
+ * shown), the format (Feed, Reel or Story), target accounts and an optional schedule. The
+ * server's own checks run as a dry run while the post is written, so the per-network problems
+ * show before anything is sent; once sent, each target's status follows the post's events.
  */
 export function Composer({ ctx }: { ctx: Ctx }) {
   const [accounts, setAccounts] = useState<AccountView[] | null>(null);
   const [caption, setCaption] = useState('');
-  const [media, setMedia] = useState<Upload[]>([]);
+  const [media, setMedia] = useState<Picked[]>([]);
+  const [format, setFormat] = useState<PostFormat>('feed');
+  const [shareToFeed, setShareToFeed] = useState(true);
   const [targets, setTargets] = useState<string[]>([]);
   const [scheduleAt, setScheduleAt] = useState('');
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sent, setSent] = useSentPost(ctx);
+
+  // The notice follows the sent post to its outcome (the targets' details are in PostStatus).
+  useEffect(() => {
+    const outcome = sent ? OUTCOMES[sent.status] : undefined;
+    if (outcome) setNotice(outcome);
+  }, [sent?.status]);
 
   useEffect(() => {
     ctx.api
@@ -41,34 +52,23 @@ export function Composer({ ctx }: { ctx: Ctx }) {
     caption,
     media: media.map((m) => m.id),
     targets,
+    format,
+    ...(format === 'reel' ? { reel: { share_to_feed: shareToFeed } } : {}),
     ...(scheduleAt ? { schedule_at: new Date(scheduleAt).toISOString() } : {}),
   });
 
   // The checks follow the draft, a moment after the last change.
   useEffect(() => {
-    if (targets.length === 0) return setCheck({ state: 'idle' });
+    if (targets.length === 0 || (!caption && media.length === 0)) return setCheck({ state: 'idle' });
     setCheck({ state: 'checking' });
     const timer = setTimeout(() => {
       ctx.api
         .post<PostDryRunView>('/posts?dry_run=true', body())
         .then((run) => setCheck({ state: 'ok', run }))
-        .catch((error) => setCheck({ state: 'problem', text: humanize(failureText(error)) }));
+        .catch((error) => setCheck({ state: 'problem', text: refusalText(error) }));
     }, 300);
     return () => clearTimeout(timer);
-  }, [caption, media, targets, scheduleAt]);
-
-  async function upload(files: FileList | null) {
-    for (const file of Array.from(files ?? [])) {
-      const form = new FormData();
-      form.append('file', file);
-      try {
-        const record = await ctx.api.post<MediaView>('/media', form);
-        setMedia((list) => [...list, { ...record, preview: URL.createObjectURL(file), name: file.name }]);
-      } catch (error) {
-        setNotice({ kind: 'problem', text: `${file.name}: ${failureText(error)}` });
-      }
-    }
-  }
+  }, [caption, media, format, shareToFeed, targets, scheduleAt]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -77,19 +77,19 @@ export function Composer({ ctx }: { ctx: Ctx }) {
     try {
       const post = await ctx.api.post<PostView>('/posts', body());
       ctx.emit('post.created', { post });
+      setSent(post);
       setNotice({
         kind: 'ok',
         text: post.schedule_at
           ? `Scheduled for ${formatTime(post.schedule_at)}.`
           : 'Your post is being published.',
       });
-      for (const m of media) URL.revokeObjectURL(m.preview);
+      for (const m of media) if (m.preview) URL.revokeObjectURL(m.preview);
       setCaption('');
       setMedia([]);
       setScheduleAt('');
     } catch (error) {
-      const field = error instanceof ApiFailure && error.error.field ? ` (${error.error.field})` : '';
-      setNotice({ kind: 'problem', text: humanize(failureText(error)) + field });
+      setNotice({ kind: 'problem', text: refusalText(error) });
     } finally {
       setBusy(false);
     }
@@ -102,6 +102,7 @@ export function Composer({ ctx }: { ctx: Ctx }) {
     <section aria-labelledby="composer-title">
       <h1 id="composer-title">New post</h1>
       <Notice notice={notice} />
+      {sent && <PostStatus post={sent} accounts={accounts ?? []} />}
       <form onSubmit={submit}>
         <label for="caption">Caption</label>
         <textarea
@@ -112,31 +113,20 @@ export function Composer({ ctx }: { ctx: Ctx }) {
         />
         <p class="muted">{caption.length} characters</p>
 
-        <label for="images">Images (JPEG, PNG or WebP)</label>
-        <input
-          id="images"
-          type="file"
-          accept="image/jpeg,image/png,image/webp"
-          multiple
-          onChange={(e) => upload((e.target as HTMLInputElement).files)}
+        <MediaPicker
+          ctx={ctx}
+          media={media}
+          onAdd={(picked) => setMedia((list) => [...list, picked])}
+          onRemove={(id) => setMedia((list) => list.filter((m) => m.id !== id))}
+          onProblem={(text) => setNotice({ kind: 'problem', text })}
         />
-        {media.length > 0 && (
-          <ul class="thumbs" aria-label="Images">
-            {media.map((m) => (
-              <li key={m.id}>
-                <img src={m.preview} alt={m.name} width={64} height={64} />
-                <button
-                  type="button"
-                  class="secondary small"
-                  aria-label={`Remove ${m.name}`}
-                  onClick={() => setMedia((list) => list.filter((x) => x.id !== m.id))}
-                >
-                  Remove
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
+
+        <FormatChoice
+          format={format}
+          shareToFeed={shareToFeed}
+          onFormat={setFormat}
+          onShareToFeed={setShareToFeed}
+        />
 
         <fieldset>
           <legend>Publish to</legend>
@@ -177,32 +167,4 @@ export function Composer({ ctx }: { ctx: Ctx }) {
       </form>
     </section>
   );
-}
-
-function Checks({ check, accounts }: { check: Check; accounts: AccountView[] }) {
-  const named = (id: string) => accounts.find((a) => a.id === id);
-  return (
-    <div class="checks" aria-live="polite">
-      <h2>Checks</h2>
-      {check.state === 'idle' && <p class="muted">Choose where to publish to run the checks.</p>}
-      {check.state === 'checking' && <p class="muted">Checking…</p>}
-      {check.state === 'problem' && <p class="notice problem">{check.text}</p>}
-      {check.state === 'ok' && (
-        <ul class="plain">
-          {check.run.targets.map((t) => (
-            <li key={t.account} class="check ok">
-              {checkLine(named(t.account), t)}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
-/** "@name (Instagram): ready to send as carousel, converted to JPEG". */
-function checkLine(account: AccountView | undefined, target: PostDryRunView['targets'][number]): string {
-  const who = account ? accountName(account) : target.username;
-  const converted = target.would_send.converted_to_jpeg.length > 0 ? ', converted to JPEG' : '';
-  return `${who} (${networkName(target.network)}): ready to send as ${target.would_send.kind.replace('_', ' ')}${converted}`;
 }

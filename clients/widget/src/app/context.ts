@@ -15,6 +15,8 @@ export interface Ctx {
   api: Api;
   session: Session;
   emit(event: HostEvent, data?: unknown): void;
+  /** The size of each part a video is uploaded in (the host's `uploadChunkBytes`, or 4 MiB). */
+  uploadChunkBytes: number;
   /** Subscribes to the stream; returns the unsubscribe function (a useEffect cleanup). */
   subscribe(fn: (event: StreamEvent) => void): () => void;
 }
@@ -26,6 +28,7 @@ export function eventData(event: StreamEvent): {
   account?: AccountView;
   conversation?: ConversationView;
   message?: MessageView;
+  post?: PostView;
 } {
   const body = event.data as { data?: object } | null;
   return (body && typeof body.data === 'object' ? body.data : (body ?? {})) as ReturnType<typeof eventData>;

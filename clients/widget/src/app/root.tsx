@@ -7,6 +7,7 @@ import { type Ctx, eventData, type Session } from './context.ts';
 import type { Host } from './host.ts';
 import { Inbox } from './inbox.tsx';
 import { openStream, type StreamEvent } from './stream.ts';
+import { DEFAULT_CHUNK_BYTES } from './tus-upload.ts';
 
 const SCREENS: Record<Surface, (props: { ctx: Ctx }) => preact.JSX.Element> = {
   connect: Accounts,
@@ -56,6 +57,7 @@ export function Root({ host }: { host: Host }) {
         api,
         session,
         emit: host.emit,
+        uploadChunkBytes: chunkBytesOf(host.init.uploadChunkBytes),
         subscribe(fn) {
           listeners.add(fn);
           return () => listeners.delete(fn);
@@ -91,4 +93,9 @@ export function Root({ host }: { host: Host }) {
       </p>
     );
   return <Screen ctx={ctx} />;
+}
+
+/** The host's part size when it is a sensible number of bytes; the default otherwise. */
+function chunkBytesOf(value: unknown): number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : DEFAULT_CHUNK_BYTES;
 }

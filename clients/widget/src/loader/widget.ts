@@ -9,6 +9,12 @@ export interface MountOptions {
   surface: Surface;
   theme?: 'light' | 'dark';
   locale?: string;
+  /**
+   * The size of the parts a video is uploaded in, in bytes (default 4 MiB, at least 16 KiB): each
+   * part is one request, and one that breaks is sent again from where it stopped. Smaller parts
+   * suit proxies that cap request bodies or slow connections.
+   */
+  uploadChunkBytes?: number;
 }
 
 type Listener = (data: unknown) => void;
