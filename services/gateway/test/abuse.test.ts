@@ -16,7 +16,7 @@ import { openStream } from './embed-stream-reader.ts';
 
 /** Publishing's resident memory may not pass this while a decompression bomb is uploaded (it took 2.5 GiB). */
 const PUBLISHING_RSS_BOUND_MIB = 600;
-/** While hostile uploads run, another tenant's read and the health probe answer within this. */
+/** What hostile uploads may add to the slowest answer of another tenant's read and the health probe. */
 const RESPONSIVE_MS = 200;
 
 let system: System;
@@ -68,32 +68,42 @@ afterAll(async () => {
   await system?.stop();
 });
 
-/** Runs `attack` while probing the health endpoint and another tenant's read every 50 ms. */
-async function whileProbing<T>(attack: () => Promise<T>): Promise<{ result: T; slowestMs: number }> {
-  let slowestMs = 0;
-  let running = true;
-  const probe = async () => {
-    while (running) {
-      const started = performance.now();
-      const [health, read] = await Promise.all([
-        fetch(`${gateway}/healthz`),
-        bystander('GET', `/v1/posts?workspace=${bystanderWorkspace}`),
-      ]);
-      expect(health.status).toBe(200);
-      expect(read.status).toBe(200);
-      slowestMs = Math.max(slowestMs, performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
-  // Warm first: what is measured is the attack's effect on a bystander, not a first request's.
-  await Promise.all([
+/** One round of probes: the health endpoint and another tenant's read, both answered; how long it took. */
+async function probeOnce(): Promise<number> {
+  const started = performance.now();
+  const [health, read] = await Promise.all([
     fetch(`${gateway}/healthz`),
     bystander('GET', `/v1/posts?workspace=${bystanderWorkspace}`),
   ]);
-  const probing = probe();
+  expect(health.status).toBe(200);
+  expect(read.status).toBe(200);
+  return performance.now() - started;
+}
+
+/**
+ * Runs `attack` while probing every 50 ms, and answers how much the attack added to the slowest
+ * probe: the same probes are timed for a moment before it, so a machine busy with other tests
+ * (CI runs files side by side) is not taken for the attack's effect. A process the attack took
+ * down or blocked would add seconds.
+ */
+async function whileProbing<T>(attack: () => Promise<T>): Promise<{ result: T; addedMs: number }> {
+  await probeOnce(); // warm: a first request's cost is not the attack's
+  let baselineMs = 0;
+  for (let round = 0; round < 6; round++) {
+    baselineMs = Math.max(baselineMs, await probeOnce());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  let slowestMs = 0;
+  let running = true;
+  const probing = (async () => {
+    while (running) {
+      slowestMs = Math.max(slowestMs, await probeOnce());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
   try {
     const result = await attack();
-    return { result, slowestMs };
+    return { result, addedMs: slowestMs - baselineMs };
   } finally {
     running = false;
     await probing;
@@ -124,10 +134,10 @@ async function upload(bytes: Buffer) {
 describe('inputs that would take a shared process down', () => {
   hostile('markup that made type sniffing backtrack (ReDoS)', async () => {
     const bait = Buffer.from(`${'<!---->'.repeat(5_000)}<svg>`);
-    const { result, slowestMs } = await whileProbing(() => upload(bait));
+    const { result, addedMs } = await whileProbing(() => upload(bait));
     expect(result.status).toBe(400);
     expect(result.body.error).toMatchObject({ code: 'validation_error', field: 'file' });
-    expect(slowestMs).toBeLessThan(RESPONSIVE_MS);
+    expect(addedMs).toBeLessThan(RESPONSIVE_MS);
   });
 
   hostile('a 10 KB WebP that decodes to 16383x16383 (decompression bomb)', async () => {
@@ -138,12 +148,12 @@ describe('inputs that would take a shared process down', () => {
     }, 20);
     try {
       const bomb = await webpBomb(16383, 16383);
-      const { result, slowestMs } = await whileProbing(() => Promise.all([1, 2, 3].map(() => upload(bomb))));
+      const { result, addedMs } = await whileProbing(() => Promise.all([1, 2, 3].map(() => upload(bomb))));
       for (const answer of result) {
         expect(answer.status).toBe(400);
         expect(answer.body.error.message).toContain('16383x16383');
       }
-      expect(slowestMs).toBeLessThan(RESPONSIVE_MS);
+      expect(addedMs).toBeLessThan(RESPONSIVE_MS);
     } finally {
       clearInterval(sampler);
     }

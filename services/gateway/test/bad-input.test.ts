@@ -282,6 +282,8 @@ describe('OpenAPI', () => {
       '/v1/posts',
       '/v1/posts/{id}',
       '/v1/posts/{id}/publish',
+      '/v1/uploads',
+      '/v1/uploads/{id}',
       '/v1/webhook',
       '/v1/webhook/test',
       '/v1/workspaces',

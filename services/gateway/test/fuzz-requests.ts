@@ -87,7 +87,18 @@ export function ruleBroken(
   if (json === undefined)
     return JSON_SURFACES.includes(request.surface) ? 'a refusal that is not JSON' : undefined;
   if (request.surface === 'mcp' && isJsonRpc(json)) return undefined;
-  return envelopeProblem(json, status);
+  return envelopeProblem(json, tusStatus(request, status, json) ?? status);
+}
+
+/**
+ * tus prescribes its own statuses for some refusals (412 another protocol version, 413 a file
+ * over the limit, 415 a PATCH of another type): on the upload paths these are validation errors,
+ * judged as the 400 they stand for.
+ */
+function tusStatus(request: FuzzRequest, status: number, json: unknown): number | undefined {
+  const upload = /^\/v1\/(embed\/)?uploads(\/|$|\?)/.test(request.url);
+  const code = (json as { error?: { code?: unknown } } | undefined)?.error?.code;
+  return upload && [412, 413, 415].includes(status) && code === 'validation_error' ? 400 : undefined;
 }
 
 function parseJson(text: string): unknown {

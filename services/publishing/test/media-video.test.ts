@@ -142,15 +142,22 @@ describe('video records', () => {
     expect(late.body.video).toMatchObject({ moov_at_front: false });
   });
 
-  // Guarantee: bytes that are a JPEG are stored as an image even when named and declared a video.
-  it('stores a JPEG named .mp4 as an image', async () => {
+  // Guarantee (issue 28): bytes that are a JPEG, named as a video, are refused as what they are
+  // (nothing kept); the same bytes named as an image are an image, held to the image rules.
+  it('refuses a JPEG named .mp4 as the image it is', async () => {
+    const before = await storedFiles();
     const jpeg = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#336699' } })
       .jpeg()
       .toBuffer();
     const res = await upload(jpeg, 'movie.mp4', 'video/mp4');
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ kind: 'image', mime: 'image/jpeg', width: 20, height: 10 });
-    expect(res.body).toMatchObject({ duration_ms: null, video: null, thumbnail_url: null });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'validation_error', field: 'file' });
+    expect(res.body.error.message).toMatch(/the file is a JPEG image, not the video its name \(movie\.mp4\) says/);
+    expect(await storedFiles()).toEqual(before);
+    const named = await upload(jpeg, 'photo.jpg', 'video/mp4');
+    expect(named.status).toBe(201);
+    expect(named.body).toMatchObject({ kind: 'image', mime: 'image/jpeg', width: 20, height: 10 });
+    expect(named.body).toMatchObject({ duration_ms: null, video: null, thumbnail_url: null });
   });
 
   // Guarantee: bytes that are neither image nor movie, declared as video/mp4, are refused on

@@ -30,6 +30,7 @@ const uploadId = {
 };
 const refusals = {
   '400': ref('responses', 'BadRequest'),
+  '412': { description: 'validation_error: `Tus-Resumable` is missing or not 1.0.0 (tus prescribes 412)' },
   '401': ref('responses', 'Unauthorized'),
   '403': ref('responses', 'Forbidden'),
   '429': ref('responses', 'RateLimited'),

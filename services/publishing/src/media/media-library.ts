@@ -95,7 +95,7 @@ export class MediaLibrary {
   async create(caller: Caller, input: CreateMediaInput): Promise<Media> {
     checkCreateInput(caller, input);
     return this.slots.run(caller.partnerId, async () => {
-      const start = { workspaceId: input.workspaceId, length: null, filename: '' };
+      const start = { workspaceId: input.workspaceId, length: null, filename: urlFileName(input.url) };
       const upload = await this.uploads.start(caller, start);
       const field = input.url ? 'url' : 'file';
       try {
@@ -262,3 +262,13 @@ const LOCK_MEDIA_ROW = {
   text: 'SELECT id FROM media WHERE id = $1 FOR UPDATE',
 };
 const DELETE_MEDIA_ROW = { name: 'publishing_delete_media_row', text: 'DELETE FROM media WHERE id = $1' };
+
+/** The last path segment of a URL to fetch (its name, checked against its bytes), or ''. */
+function urlFileName(url: string): string {
+  if (!url) return '';
+  try {
+    return decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+  } catch {
+    return '';
+  }
+}

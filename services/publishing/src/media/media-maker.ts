@@ -1,5 +1,5 @@
 import { found, isUniqueViolation } from '@svc/db';
-import { ServiceError } from '@svc/errors';
+import { errors, ServiceError } from '@svc/errors';
 import type { Db } from '../db.ts';
 import type { Media, MediaUpload } from '../generated/prisma/client.ts';
 import { type IntakeField, MediaIntake } from './intake.ts';
@@ -37,6 +37,13 @@ export class MediaMaker {
           await this.uploads.remove(upload.id);
         throw error;
       });
+    if (detected.kind === 'image' && namedAsVideo(upload.filename)) {
+      await this.uploads.remove(upload.id);
+      throw errors.validation(
+        field,
+        `the file is ${IMAGE_NAMES[detected.mime] ?? 'an image'}, not the video its name (${upload.filename}) says; upload it as an image, named for what it is`,
+      );
+    }
     await this.deps.files.staging.commitStaged(upload.id, upload.length, upload.mediaId);
     const data = {
       id: upload.mediaId,
@@ -55,4 +62,20 @@ export class MediaMaker {
       return found(await this.db.media.findUnique({ where: { id: upload.mediaId } }), 'media');
     }
   }
+}
+
+/** What a refused image is called in its refusal. */
+const IMAGE_NAMES: Record<string, string> = {
+  'image/jpeg': 'a JPEG image',
+  'image/png': 'a PNG image',
+  'image/webp': 'a WebP image',
+};
+
+/**
+ * A file named as a video whose bytes are an image is refused as what it is (issue 28): a partner
+ * who meant to publish a Reel learns at upload, not when the post is refused for want of a video.
+ */
+function namedAsVideo(filename: string): boolean {
+  const dot = filename.lastIndexOf('.');
+  return dot >= 0 && ['mp4', 'mov', 'm4v', 'qt'].includes(filename.slice(dot + 1).toLowerCase());
 }
