@@ -152,7 +152,9 @@ describe('video records', () => {
     const res = await upload(jpeg, 'movie.mp4', 'video/mp4');
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'validation_error', field: 'file' });
-    expect(res.body.error.message).toMatch(/the file is a JPEG image, not the video its name \(movie\.mp4\) says/);
+    expect(res.body.error.message).toMatch(
+      /the file is a JPEG image, not the video its name \(movie\.mp4\) says/,
+    );
     expect(await storedFiles()).toEqual(before);
     const named = await upload(jpeg, 'photo.jpg', 'video/mp4');
     expect(named.status).toBe(201);
