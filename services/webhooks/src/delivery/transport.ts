@@ -36,19 +36,24 @@ export interface TransportOptions {
   resolver?: Resolver;
 }
 
+/** How much later than the deadline undici's own timers fire. */
+const UNDICI_BACKSTOP_MS = 1_000;
+
 export class WebhookTransport {
   private readonly agent: Agent;
 
   constructor(private readonly options: TransportOptions) {
+    // The Deadline below is the real one; undici's own timers only keep a connection from
+    // lingering (their defaults are minutes), a little later than it so the deadline decides and
+    // names the timeout however the machine schedules the two.
+    const backstopMs = options.timeoutMs + UNDICI_BACKSTOP_MS;
     this.agent = new Agent({
       connect: {
         lookup: guardedLookup(options.resolver ?? systemResolver, options.allowPrivateNetworks),
-        timeout: options.timeoutMs,
+        timeout: backstopMs,
       },
-      // The Deadline below is the real one; these only keep undici's own timers from
-      // firing later than it (their defaults are minutes).
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: backstopMs,
+      bodyTimeout: backstopMs,
       keepAliveTimeout: 4_000,
     });
   }
