@@ -67,10 +67,11 @@ async function dmFrom(name: string, to: Connected = w): Promise<string> {
     `/__sandbox/pages/${to.page.platform_id}/messages`,
     { from: { name }, text: `hello from ${name}` },
   );
+  // A fixture step, not the guarantee: a CI machine running files side by side may take longer.
   const [event] = await eventually(async () => {
     const found = await eventsAbout(h, to.workspace, 'message.received', dm.message_id);
     return found.length > 0 ? found : undefined;
-  });
+  }, 30_000);
   return event?.data.conversation.id as string;
 }
 
