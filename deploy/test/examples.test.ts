@@ -16,7 +16,13 @@ const load = (file: string) =>
 const development = { APP_ENV: 'development' };
 const REQUEST_TIMEOUT_S =
   Number(gatewayConfigSchema(development).shape.REQUEST_TIMEOUT_MS.parse(undefined)) / 1000;
-const MEDIA_MAX_BYTES = Number(publishingConfigSchema(development).shape.MEDIA_MAX_BYTES.parse(undefined));
+const UPLOAD_TIMEOUT_S =
+  Number(gatewayConfigSchema(development).shape.UPLOAD_TIMEOUT_MS.parse(undefined)) / 1000;
+const publishing = publishingConfigSchema(development).shape;
+const MEDIA_MAX_BYTES = Number(publishing.MEDIA_MAX_BYTES.parse(undefined));
+const MEDIA_VIDEO_MAX_BYTES = Number(publishing.MEDIA_VIDEO_MAX_BYTES.parse(undefined));
+/** Where a file arrives in one request (a form, a tus PATCH). */
+const UPLOAD_PATHS = ['/v1/media', '/v1/embed/media', '/v1/uploads/up_1', '/v1/embed/uploads/up_1'];
 
 /** `16m` → bytes, as ingress-nginx reads proxy-body-size. */
 const bytes = (size: string) =>
@@ -38,7 +44,8 @@ function ingressFor(ingresses: K8sObject[], requestPath: string) {
 describe('deploy/k8s/examples', () => {
   // Guarantee: the example Ingress gives the gateway what it needs: every path routed to it
   // (/webhooks/meta public), reads longer than its 30 s deadline, a body limit above the media
-  // limit, no buffering and no deadline on the event stream and MCP.
+  // limit, no buffering and no deadline on the event stream and MCP, and on the upload paths a
+  // video's size, unbuffered, with reads and sends longer than the upload deadline.
   it('routes the gateway through ingress-nginx with its timeouts, body limit and streaming', () => {
     const ingresses = load('ingress-nginx.yaml');
     expect(ingresses.map(schemaProblem).filter(Boolean)).toEqual([]);
@@ -60,10 +67,26 @@ describe('deploy/k8s/examples', () => {
         streaming ? 'off' : undefined,
       );
     }
+    for (const requestPath of UPLOAD_PATHS) {
+      const match = ingressFor(ingresses, requestPath);
+      expect(match?.path.backend, requestPath).toEqual({
+        service: { name: 'gateway', port: { name: 'http' } },
+      });
+      const annotations = match?.ingress.metadata.annotations ?? {};
+      for (const timeout of ['proxy-read-timeout', 'proxy-send-timeout'])
+        expect(Number(annotations[`nginx.ingress.kubernetes.io/${timeout}`]), requestPath).toBeGreaterThan(
+          UPLOAD_TIMEOUT_S,
+        );
+      expect(bytes(annotations['nginx.ingress.kubernetes.io/proxy-body-size']), requestPath).toBeGreaterThan(
+        MEDIA_VIDEO_MAX_BYTES,
+      );
+      expect(annotations['nginx.ingress.kubernetes.io/proxy-request-buffering'], requestPath).toBe('off');
+    }
   });
 
   // Guarantee: the Gateway API route sends every path to the gateway's Service, with a request
-  // timeout above the gateway's deadline, and none on the streams.
+  // timeout above the gateway's deadline (above the upload deadline on the upload paths), and
+  // none on the streams.
   it('routes the gateway through an HTTPRoute with its timeouts', () => {
     const [route] = load('httproute.yaml');
     expect(route?.apiVersion).toBe('gateway.networking.k8s.io/v1');
@@ -79,11 +102,13 @@ describe('deploy/k8s/examples', () => {
           m.path.type === 'Exact' ? m.path.value === requestPath : requestPath.startsWith(m.path.value),
         )
         .sort((a, b) => b.m.path.value.length - a.m.path.value.length)[0]?.rule;
-    for (const requestPath of ['/v1/posts', '/webhooks/meta', '/mcp', '/v1/embed/stream']) {
+    for (const requestPath of ['/v1/posts', '/webhooks/meta', '/mcp', '/v1/embed/stream', ...UPLOAD_PATHS]) {
       const rule = ruleFor(requestPath);
       expect(rule?.backendRefs, requestPath).toEqual([{ name: 'gateway', port: 80 }]);
       const seconds = Number.parseInt(rule?.timeouts.request ?? '', 10);
       if (['/mcp', '/v1/embed/stream'].includes(requestPath)) expect(seconds, requestPath).toBe(0);
+      else if (UPLOAD_PATHS.includes(requestPath))
+        expect(seconds, requestPath).toBeGreaterThan(UPLOAD_TIMEOUT_S);
       else expect(seconds, requestPath).toBeGreaterThan(REQUEST_TIMEOUT_S);
     }
   });

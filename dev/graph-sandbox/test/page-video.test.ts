@@ -205,7 +205,7 @@ describe('Page Reels', () => {
 });
 
 describe('Page stories', () => {
-  // Guarantee: a video story (start, upload by file_url, finish → {success, post_id}) and a photo story of an unpublished photo are logged as page_story; a published photo is refused.
+  // Guarantee: a video story (start, upload by file_url, finish → {success, post_id}) and a photo story of an unpublished photo are logged as page_story and listed by the Page's stories edge; a published photo is refused.
   it('publishes video and photo stories', async () => {
     const start = await post('video_stories', { upload_phase: 'start' });
     const id = String(start.body.video_id);
@@ -220,6 +220,17 @@ describe('Page stories', () => {
       [finish.body.post_id, 'STORY', 'video'],
       [story.body.post_id, 'STORY', 'image'],
     ]);
+    // The Page's stories edge lists both, newest first, with the photo or video each was made of.
+    const listed = await h.graph<{ data: Json[] }>('GET', `/${c.pageId}/stories`, c.pageToken);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ post_id: story.body.post_id, media_type: 'photo', media_id: photo.body.id }),
+      expect.objectContaining({ post_id: finish.body.post_id, media_type: 'video', media_id: id }),
+    ]);
+    expect(listed.body.data[0]).toMatchObject({
+      status: 'PUBLISHED',
+      creation_time: expect.stringMatching(/^\d+$/),
+      url: expect.stringContaining('/stories/'),
+    });
     const shown = await post('photos', { url: `${h.internet.url}/img/photo.jpg` });
     expect((await post('photo_stories', { photo_id: shown.body.id })).body.error).toMatchObject({
       code: 100,

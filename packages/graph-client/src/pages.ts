@@ -2,9 +2,11 @@ import {
   idOnly,
   list,
   type PagePost,
+  type PageStorySummary,
   type PageVideo,
   type PageVideoSummary,
   pagePost,
+  pageStorySummary,
   pageVideo,
   pageVideoSummary,
   parse,
@@ -184,6 +186,12 @@ export class PagesApi {
       query: { fields: 'id,description,created_time', limit },
     });
     return parse(list(pageVideoSummary), body, 'page videos').data;
+  }
+
+  /** The Page's stories, newest first: the "did it go through?" check of a Story. */
+  async recentStories(token: string, pageId: string, limit = 25): Promise<PageStorySummary[]> {
+    const body = await this.t.call({ method: 'GET', path: `/${pageId}/stories`, token, query: { limit } });
+    return parse(list(pageStorySummary), body, 'page stories').data;
   }
 
   /** Newest posts first: the "did it go through?" check for Pages. */

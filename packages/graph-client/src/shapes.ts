@@ -119,6 +119,16 @@ export const pageVideo = z.looseObject({
 });
 export type PageVideo = z.infer<typeof pageVideo>;
 
+/** A Page story as `/{page-id}/stories` lists it. */
+export const pageStorySummary = z.looseObject({
+  post_id: z.string(),
+  media_id: z.string().optional(),
+  media_type: z.string().optional(),
+  creation_time: z.string().optional(),
+  url: z.string().optional(),
+});
+export type PageStorySummary = z.infer<typeof pageStorySummary>;
+
 export const pageVideoSummary = z.looseObject({
   id,
   description: z.string().optional(),

@@ -26,6 +26,7 @@ import { EmbedStreams } from './embed/event-streams.ts';
 import { sessionCheck } from './embed/session-check.ts';
 import { allowSessionLookupFromHosts } from './embed/session-cors.ts';
 import { StreamSlots } from './embed/stream-slots.ts';
+import { holdArrivalDeadlines } from './http/arrival-deadline.ts';
 import { clientKey, trustProxyOption } from './http/client-address.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
@@ -74,7 +75,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     // Our onResponse hook writes one line per request (key id, route, status, duration).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.BODY_LIMIT_BYTES,
-    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // Uploads get the longer allowance; every other request is held to REQUEST_TIMEOUT_MS below.
+    requestTimeout: Math.max(config.REQUEST_TIMEOUT_MS, config.UPLOAD_TIMEOUT_MS),
     genReqId: (req) => saneRequestId(req.headers[REQUEST_ID_HEADER]) ?? newRequestId(),
     routerOptions: { ignoreTrailingSlash: true },
     // Behind a load balancer, the client's address (per-IP limits) comes from X-Forwarded-For, as
@@ -87,6 +89,8 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     ...earlyErrorOptions,
   });
   installErrorHandling(app);
+  app.server.headersTimeout = config.REQUEST_TIMEOUT_MS;
+  holdArrivalDeadlines(app, { requestMs: config.REQUEST_TIMEOUT_MS, uploadMs: config.UPLOAD_TIMEOUT_MS });
   if (tracingEnabled()) traceRequests(app);
   // JSON only: a text/plain body is refused as a wrong Content-Type rather than read as a string.
   app.removeContentTypeParser('text/plain');

@@ -38,7 +38,10 @@ export function gatewayConfigSchema(env = process.env) {
     // files it reads.
     MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
     MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
+    // How long a request may take to arrive, whole (a slow sender holds a connection no longer).
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
+    // The same for an upload (a form with a file, a resumable upload's PATCH): 300 MB at 4 Mbit/s.
+    UPLOAD_TIMEOUT_MS: envInt(600_000, { min: 1000 }),
     // Comment lines on the widget's event stream, so proxies keep it open and dead clients show.
     EMBED_HEARTBEAT_MS: envInt(15_000, { min: 100 }),
     // Open widget event streams (across replicas) per embed session and per partner; beyond, 429.

@@ -22,40 +22,36 @@ type Caller =
   | 'ended'
   | 'none';
 type Expected = [number, string?];
+type Surface = 'connect' | 'inbox' | 'publish';
+const SURFACES: Surface[] = ['connect', 'inbox', 'publish'];
 
-const EXPECTED: Record<
-  string,
-  { surface?: 'connect' | 'inbox' | 'publish'; own: Expected; other: Expected }
-> = {
+const EXPECTED: Record<string, { surfaces?: Surface[]; own: Expected; other: Expected }> = {
   'GET /v1/embed/session': { own: [200], other: [200] },
   'GET /v1/embed/stream': { own: [200], other: [200] },
-  'GET /v1/embed/accounts': { surface: 'connect', own: [200], other: [200] },
-  'POST /v1/embed/connect': { surface: 'connect', own: [201], other: [201] },
-  'GET /v1/embed/conversations': { surface: 'inbox', own: [200], other: [200] },
-  'GET /v1/embed/conversations/:id': { surface: 'inbox', own: [200], other: [404, 'not_found'] },
-  'PATCH /v1/embed/conversations/:id': { surface: 'inbox', own: [200], other: [404, 'not_found'] },
-  'GET /v1/embed/conversations/:id/messages': { surface: 'inbox', own: [200], other: [404, 'not_found'] },
-  'POST /v1/embed/conversations/:id/messages': { surface: 'inbox', own: [201], other: [404, 'not_found'] },
+  // The publish surface picks its targets from the account list.
+  'GET /v1/embed/accounts': { surfaces: ['connect', 'publish'], own: [200], other: [200] },
+  'POST /v1/embed/connect': { surfaces: ['connect'], own: [201], other: [201] },
+  'GET /v1/embed/conversations': { surfaces: ['inbox'], own: [200], other: [200] },
+  'GET /v1/embed/conversations/:id': { surfaces: ['inbox'], own: [200], other: [404, 'not_found'] },
+  'PATCH /v1/embed/conversations/:id': { surfaces: ['inbox'], own: [200], other: [404, 'not_found'] },
+  'GET /v1/embed/conversations/:id/messages': { surfaces: ['inbox'], own: [200], other: [404, 'not_found'] },
+  'POST /v1/embed/conversations/:id/messages': { surfaces: ['inbox'], own: [201], other: [404, 'not_found'] },
   // The fixture's message is a direct message: a private reply answers comments, hence 400 unsupported.
   'POST /v1/embed/messages/:id/private-reply': {
-    surface: 'inbox',
+    surfaces: ['inbox'],
     own: [400, 'unsupported'],
     other: [404, 'not_found'],
   },
-  'POST /v1/embed/media': { surface: 'publish', own: [201], other: [201] },
+  'POST /v1/embed/media': { surfaces: ['publish'], own: [201], other: [201] },
   // Another workspace's account as a target does not exist for the session.
-  'POST /v1/embed/posts': { surface: 'publish', own: [201], other: [400, 'validation_error'] },
-  'GET /v1/embed/posts': { surface: 'publish', own: [200], other: [200] },
+  'POST /v1/embed/posts': { surfaces: ['publish'], own: [201], other: [400, 'validation_error'] },
+  'GET /v1/embed/posts': { surfaces: ['publish'], own: [200], other: [200] },
   // Last: it disconnects the fixture's account.
-  'DELETE /v1/embed/accounts/:id': { surface: 'connect', own: [204], other: [404, 'not_found'] },
+  'DELETE /v1/embed/accounts/:id': { surfaces: ['connect'], own: [204], other: [404, 'not_found'] },
 };
 
-/** A session lacking the route's surface. */
-const WITHOUT = {
-  connect: ['inbox', 'publish'],
-  inbox: ['connect', 'publish'],
-  publish: ['connect', 'inbox'],
-};
+/** The surfaces a session lacking every one of the route's surfaces is granted. */
+const without = (surfaces: Surface[]) => SURFACES.filter((surface) => !surfaces.includes(surface));
 
 const BODIES: Record<string, unknown> = {
   'POST /v1/embed/connect': { network: 'page_network' },
@@ -122,8 +118,9 @@ beforeAll(async () => {
     none: undefined,
   };
   noSurface = {};
-  for (const [surface, surfaces] of Object.entries(WITHOUT))
-    noSurface[surface] = (await session(own, { surfaces })).token;
+  for (const { surfaces } of Object.values(EXPECTED)) {
+    if (surfaces) noSurface[surfaces.join()] ??= (await session(own, { surfaces: without(surfaces) })).token;
+  }
   ids = await fixtures(partner, own);
 });
 afterAll(async () => {
@@ -200,7 +197,7 @@ function expectedFor(name: string, caller: Caller): Expected {
     case 'embedOther':
       return row.other;
     case 'noSurface':
-      return row.surface ? [403, 'forbidden'] : row.own;
+      return row.surfaces ? [403, 'forbidden'] : row.own;
     default:
       return [401, 'unauthorized'];
   }
@@ -232,8 +229,8 @@ describe('permission matrix: embed sessions', () => {
         'embed',
       ];
       for (const caller of callers) {
-        const surface = EXPECTED[name]?.surface;
-        const token = caller === 'noSurface' ? noSurface[surface ?? 'connect'] : tokens[caller];
+        const surfaces = EXPECTED[name]?.surfaces ?? ['connect'];
+        const token = caller === 'noSurface' ? noSurface[surfaces.join()] : tokens[caller];
         const res = await call(method, url, token, bodyOf(name));
         const [status, code] = expectedFor(name, caller);
         expect(res.status, `${name} as ${caller}: ${JSON.stringify(res.body)}`).toBe(status);

@@ -128,12 +128,14 @@ async function checkScreen(page: Page, name: string) {
 
 /**
  * The publish surface in a 320 px partner page, with 16 KiB upload parts; `patches` lists the
- * upload PATCHes the widget sends (from the frame, as the browser sees them).
+ * upload PATCHes the widget sends (from the frame, as the browser sees them). The session is
+ * granted the publish surface only: the composer lists its target accounts with nothing more.
  */
 async function mountPublish(path: string) {
   const minted = await call('POST', '/v1/embed-sessions', {
     workspace: ws.workspace,
     allowed_origins: [hostOrigin],
+    surfaces: ['publish'],
   });
   expect(minted.status, JSON.stringify(minted.body)).toBe(201);
   const context = await browser.newContext({ viewport: { width: 320, height: 1100 } });

@@ -232,6 +232,38 @@ describe('Reels, Stories and videos (issue 28)', () => {
     ).toHaveLength(1);
   });
 
+  // Guarantee: Page Stories (a photo and a video) are each published once; a photo Story whose
+  // answer is lost (the network takes it after the client's 20 s deadline) is found among the
+  // Page's stories by its photo and adopted, never sent twice.
+  it('publishes Page Stories once, adopting one whose answer was lost', { timeout: 90_000 }, async () => {
+    const ws = await workspace('PageStories');
+    const [image, video] = await Promise.all([
+      uploadImage(ws, 1080, 1920),
+      uploadVideo(ws, 'reel-h264-aac.mp4'),
+    ]);
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      path: `/${ws.page.platform_id}/photo_stories`,
+      delay_ms: 21_000,
+    });
+    const [photoStory, videoStory] = await Promise.all([
+      create({ workspace: ws.id, media: [image], targets: [{ account: ws.page.id, format: 'story' }] }),
+      create({ workspace: ws.id, media: [video], targets: [{ account: ws.page.id, format: 'story' }] }),
+    ]);
+    const [donePhoto, doneVideo] = await Promise.all([
+      settled(photoStory.id, 80_000),
+      settled(videoStory.id),
+    ]);
+    const stories = await logOf((i) => i.type === 'page_story' && i.account_id === ws.page.platform_id);
+    expect(stories.map((s) => s.media[0]?.kind).sort()).toEqual(['image', 'video']);
+    const photoEntry = stories.find((s) => s.media[0]?.kind === 'image');
+    expect(donePhoto.targets[0]).toMatchObject({
+      format: 'story',
+      status: 'published',
+      platform_post_id: photoEntry?.id,
+    });
+    expect(doneVideo.targets[0]).toMatchObject({ format: 'story', status: 'published' });
+  });
+
   // Guarantee: every rule is refused before anything is sent, naming the limit with its number,
   // the media item by id and the field; dry_run shows what would be sent for each format.
   it('refuses what the networks would not take, before sending', async () => {

@@ -1,4 +1,7 @@
+import { assertPageAccess } from '../auth.ts';
+import { unixSeconds } from '../clock.ts';
 import type { Ctx, RouteTable } from '../context.ts';
+import { paginate } from '../fields.ts';
 import { invalidParam, requiredParam } from '../graph-errors.ts';
 import { optionalString, requireString } from '../params.ts';
 import type { PageStory, PageVideo, PageVideoKind } from '../store.ts';
@@ -91,7 +94,26 @@ function photoStory(ctx: Ctx, pageId: string) {
   return { success: true, post_id: addStory(ctx, pageId, { photoId, videoId: null }).postId };
 }
 
+/**
+ * The Page's stories, newest first, as Meta's Page Stories guide lists them [O]: `post_id`,
+ * `status`, `creation_time` (Unix seconds, as a string), `media_type` (`photo` or `video`),
+ * `media_id` (the photo or video made a story) and `url`. Stories live 24 h; the sandbox keeps them.
+ */
+function pageStories(ctx: Ctx, pageId: string) {
+  assertPageAccess(ctx.world, ctx.caller(), pageId);
+  const stories = [...ctx.world.store.pageStories.values()].filter((s) => s.pageId === pageId).reverse();
+  return paginate(stories, ctx.pageRequest(), (story) => ({
+    post_id: story.postId,
+    status: 'PUBLISHED',
+    creation_time: String(unixSeconds(story.createdAt)),
+    media_type: story.photoId ? 'photo' : 'video',
+    media_id: story.photoId ?? story.videoId,
+    url: `https://www.facebook.com/stories/${pageId}/${story.postId}`,
+  }));
+}
+
 export const pageVideoRoutes: RouteTable = {
+  'GET page/stories': pageStories,
   'POST page/videos': postVideo,
   'POST page/video_reels': (ctx, pageId) => phase(ctx, pageId, 'reel', finishReel),
   'POST page/video_stories': (ctx, pageId) => phase(ctx, pageId, 'story', finishVideoStory),

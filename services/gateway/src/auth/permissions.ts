@@ -13,8 +13,9 @@ import type { Principal } from './principal.ts';
  *  - own-workspace: a workspace key may call only with its own workspace in the path (else 403);
  *  - own-objects: a workspace key or embed session reaches only objects of its workspace (others
  *    are 404, the owning service filters by the caller's workspace).
- * A row with a `surface` is part of that widget surface: an embed session that was not granted it
- * gets 403 (spec 1: a session may be limited to some surfaces).
+ * A row with `surfaces` belongs to those widget surfaces: an embed session granted none of them gets
+ * 403 (spec 1: a session may be limited to some surfaces). The account list belongs to two: the
+ * connect surface shows it and the publish surface picks its targets from it.
  */
 type Rule = 'allow' | 'deny' | 'own-workspace' | 'own-objects';
 
@@ -22,11 +23,11 @@ export interface MatrixRow {
   partner: Rule;
   workspace: Rule;
   embed: Rule;
-  surface?: EmbedSurface;
+  surfaces?: readonly EmbedSurface[];
 }
 
-const embedSurface = (surface: EmbedSurface) =>
-  ({ partner: 'deny', workspace: 'deny', embed: 'own-objects', surface }) as const;
+const embedSurface = (...surfaces: EmbedSurface[]) =>
+  ({ partner: 'deny', workspace: 'deny', embed: 'own-objects', surfaces }) as const;
 
 export const PERMISSIONS = {
   /** POST, GET /workspaces */
@@ -45,8 +46,10 @@ export const PERMISSIONS = {
   mcp: { partner: 'allow', workspace: 'own-workspace', embed: 'deny' },
   /** /embed/session and /embed/stream: any surface */
   embed: { partner: 'deny', workspace: 'deny', embed: 'own-objects' },
-  /** /embed/accounts, /embed/connect */
+  /** /embed/connect, DELETE /embed/accounts/:id */
   embedConnect: embedSurface('connect'),
+  /** GET /embed/accounts */
+  embedAccounts: embedSurface('connect', 'publish'),
   /** /embed/conversations, /embed/messages */
   embedInbox: embedSurface('inbox'),
   /** /embed/media, /embed/posts */
@@ -81,8 +84,9 @@ export function enforcePermission(
   ) {
     throw errors.forbidden(`${CALLER_NAMES[principal.kind]} can only reach its own workspace`);
   }
-  if (matrix.surface && principal.embed && !principal.embed.surfaces.includes(matrix.surface)) {
-    throw errors.forbidden(`this embed session was not granted the ${matrix.surface} surface`);
+  const granted = principal.embed?.surfaces;
+  if (matrix.surfaces && granted && !matrix.surfaces.some((surface) => granted.includes(surface))) {
+    throw errors.forbidden(`this embed session was not granted the ${matrix.surfaces.join(' or ')} surface`);
   }
 }
 

@@ -63,6 +63,11 @@ function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): S
   return new ServiceError('validation_error', message, { field });
 }
 
+/** A request whose body did not arrive within its deadline (`arrival-deadline.ts`): as Node's own. */
+export function refuseLateRequest(socket: Socket): void {
+  clientError(Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+}
+
 /**
  * Node's parser (Fastify's `clientErrorHandler`): no request exists yet, so the answer is written
  * on the socket, then the connection closes, as Node and Fastify do by default.

@@ -95,7 +95,7 @@ function pascal(text: string): string {
 /** The OpenAPI operation of one route: its parameters, body, success and error answers. */
 export function operationOf(route: AnyOperation, schemas: SchemaComponents): Record<string, unknown> {
   const matrix: MatrixRow = PERMISSIONS[route.permission];
-  const surface = matrix.surface ? ` (surface ${matrix.surface})` : '';
+  const surface = matrix.surfaces ? ` (surface ${matrix.surfaces.join(' or ')})` : '';
   return {
     operationId: operationIdOf(route),
     tags: [tagOf(route)],

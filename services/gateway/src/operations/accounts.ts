@@ -69,7 +69,7 @@ export function accountOperations(accounts: AccountsClient): AnyOperation[] {
       query: accountListQuery,
       status: 200,
       response: paged(accountView),
-      widget: { url: '/v1/embed/accounts', permission: 'embedConnect' },
+      widget: { url: '/v1/embed/accounts', permission: 'embedAccounts' },
       tools: [
         {
           name: 'list_accounts',

@@ -7,10 +7,11 @@ import { isVideo, NetworkPublisher, PublishRefused, StillProcessing } from './ne
  * Pages: text → /feed, one image → /photos, several → unpublished photos then one /feed post
  * with attached_media; one video → /videos; a Reel or a video Story is uploaded first (Meta
  * fetches it from our signed URL; the video id is recorded, so a resumed job finishes the same
- * upload) and published by its `finish` call; a photo Story is an unpublished photo made a Story.
+ * upload) and published by its `finish` call; a photo Story is an unpublished photo (recorded
+ * likewise) made a Story.
  * A video goes live once Meta has processed it: meanwhile the job gives its slot back
  * (StillProcessing) and the video is checked again later. After an unknown outcome the Page's
- * recent posts or the video's own state tell whether it went through.
+ * recent posts, its stories or the video's own state tell whether it went through.
  */
 export class PagePublisher extends NetworkPublisher {
   async publish(target: ClaimedTarget, account: AccountToken): Promise<Published> {
@@ -105,23 +106,43 @@ export class PagePublisher extends NetworkPublisher {
     return this.awaitLive(target, account, id);
   }
 
-  /** A photo Story: an unpublished photo, then the Story. Pages list no Stories to check against. */
-  private async photoStory(target: ClaimedTarget, { token, platformId }: AccountToken): Promise<Published> {
-    if (target.publishSentAt)
-      throw new PublishRefused(
-        'the outcome of this Story is unknown (its publish call was sent before the worker stopped) and it is not sent again',
-      );
+  /**
+   * A photo Story: an unpublished photo (recorded once, like a video's upload), then the Story. A
+   * Story whose answer was lost, or sent before the worker stopped, is looked for among the Page's
+   * stories by its photo.
+   */
+  private async photoStory(target: ClaimedTarget, account: AccountToken): Promise<Published> {
     const { pages } = this.tools.graph;
-    const [url = ''] = await this.mediaUrls(target);
+    const { token, platformId } = account;
+    let photoId = target.containerId;
+    if (!photoId) {
+      const [url = ''] = await this.mediaUrls(target);
+      photoId = (await pages.postPhoto(token, platformId, { url, published: false })).id;
+      await this.tools.store.recordContainer(target, photoId);
+    }
+    const id = photoId;
+    const adopt = () => this.adoptStory(target, account, id);
+    if (target.publishSentAt) {
+      const adopted = await adopt();
+      if (adopted) return adopted;
+    }
     const sent = await this.sendOnce(
       target,
-      async () => {
-        const photo = await pages.postPhoto(token, platformId, { url, published: false });
-        return (await pages.photoStory(token, platformId, photo.id)).postId ?? photo.id;
-      },
-      async () => null,
+      async () => (await pages.photoStory(token, platformId, id)).postId ?? id,
+      adopt,
     );
     return 'adopted' in sent ? sent.adopted : { platformPostId: sent.id, permalink: null };
+  }
+
+  private async adoptStory(target: ClaimedTarget, account: AccountToken, photoId: string) {
+    const stories = await this.tools.graph.pages.recentStories(account.token, account.platformId);
+    const match = stories.find((story) => story.media_id === photoId);
+    if (!match) return null;
+    this.tools.logger.info(
+      { post: target.postId, story: match.post_id },
+      'adopted a page story whose answer was lost',
+    );
+    return { platformPostId: match.post_id, permalink: match.url ?? null };
   }
 
   /** Did Meta take the video's `finish`? Its publishing phase has started then. */
