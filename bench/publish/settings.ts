@@ -11,13 +11,13 @@ export const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '150'));
 export const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 export const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
 /** The video phase: Reels (three times a worker's slots), the sandbox's processing time, images behind them. */
-export const VIDEO_POSTS = Number(envVar('BENCH_VIDEO_POSTS', '48'));
+export const VIDEO_POSTS = Number(envVar('BENCH_VIDEO_POSTS', '192'));
 export const VIDEO_PROCESSING_MS = Number(envVar('BENCH_VIDEO_PROCESSING_MS', '5000'));
 export const VIDEO_IMAGE_POSTS = Number(envVar('BENCH_VIDEO_IMAGE_POSTS', '100'));
 export const CPU_PROFILE = envVar('BENCH_CPU_PROF', '') === '1';
 export const WORKER_NICE = Number(envVar('BENCH_WORKER_NICE', '6'));
 /** The publishing service's jobs in flight per replica (its PUBLISH_CONCURRENCY default). */
-export const WORKER_CONCURRENCY = 16;
+export const WORKER_CONCURRENCY = 64;
 export const SETTLE_TIMEOUT_MS = 120_000;
 export const PROBE_INTERVAL_MS = 50;
 export const REDIS_URL = envVar('REDIS_URL', 'redis://127.0.0.1:6379');

@@ -5,8 +5,11 @@ import type { Bus } from './connection.ts';
 import type { OutboxRow } from './outbox.ts';
 import { publishWithRequestColumn } from './trace-headers.ts';
 
-/** How long published rows wait to be marked together with the rows of other commits. */
-const MARK_BATCH_MS = 10;
+/**
+ * How long published rows wait to be marked together with the rows of other commits. Nobody waits
+ * on a mark (the rows are out already), and a relay pass comes at most every second.
+ */
+const MARK_BATCH_MS = 50;
 
 /**
  * Publishes what services commit to their outbox (see outbox.ts): claims unpublished rows with

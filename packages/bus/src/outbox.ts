@@ -37,12 +37,13 @@ export function jobRow<P>(subject: JobSubject<P>, payload: P): OutboxRow {
  * The one INSERT of outbox rows, taking them as four arrays (see outboxColumns) from parameter
  * `$first` on. Hot paths embed it in a larger single statement (one round trip, atomic without a
  * transaction block): `from` then names a CTE of that statement, and rows are written only if it
- * produced one.
+ * produced one. The rows are `o` (`o.id` names each, for a statement that writes only some).
  */
 export function outboxInsertSql(first = 1, from?: string): string {
   const [ids, subjects, payloads, requestIds] = [first, first + 1, first + 2, first + 3];
   return `INSERT INTO outbox (id, subject, payload, request_id)
-  SELECT o.* FROM ${from ? `${from}, ` : ''}unnest($${ids}::text[], $${subjects}::text[], $${payloads}::jsonb[], $${requestIds}::text[]) AS o`;
+  SELECT o.* FROM ${from ? `${from}, ` : ''}unnest($${ids}::text[], $${subjects}::text[], $${payloads}::jsonb[], $${requestIds}::text[])
+         AS o(id, subject, payload, request_id)`;
 }
 
 /** Outbox rows as the four parameters outboxInsertSql takes. */

@@ -54,6 +54,29 @@ describe('GroupCommit', () => {
     expect(batches).toEqual([[1, 2]]);
   });
 
+  // Guarantee: with busyGatherMs, an item after a quiet spell (or two of one request) is written
+  // at once, while a sustained stream of items, each finding the writer free, shares statements.
+  it('gathers only under sustained load with busyGatherMs', async () => {
+    const batches: number[][] = [];
+    const commit = new GroupCommit(async (batch: number[]) => void batches.push(batch), { busyGatherMs: 10 });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const started = performance.now();
+    await Promise.all([commit.add(1), commit.add(2)]);
+    expect(performance.now() - started).toBeLessThan(10);
+    expect(batches).toEqual([[1, 2]]);
+    // Items 2 ms apart: the average interval falls under 10 ms, and batches start to gather.
+    const stream: Promise<void>[] = [];
+    for (let i = 0; i < 60; i++) {
+      stream.push(commit.add(100 + i));
+      await sleep(2);
+    }
+    await Promise.all(stream);
+    const streamed = batches.slice(1);
+    expect(streamed.flat()).toHaveLength(60);
+    expect(Math.max(...streamed.map((b) => b.length))).toBeGreaterThanOrEqual(3);
+    expect(streamed.length).toBeLessThan(40);
+  });
+
   // Guarantee: a failed write rejects the callers of that batch only; the next batch still goes.
   it('rejects only the failed batch', async () => {
     const commit = new GroupCommit(async (batch: number[]) => {

@@ -10,14 +10,22 @@ interface Waiting<T> {
  * at once (after `gatherMs`, 0 by default: the next microtask); under load one statement carries
  * many, which is what lets a service keep up with thousands of writes a second. Each caller waits
  * for its own item to be written, and sees the error of the batch it was in.
+ *
+ * `busyGatherMs`: while items come on average less than this far apart (a moving average of
+ * their last few intervals: sustained load, not two items of one request), the writer
+ * waits that long for more before writing, so a moderate rate fills batches too, where each item
+ * would otherwise find the writer free and go alone. At a lower rate an item is written at once.
  */
 export class GroupCommit<T> {
   private waiting: Waiting<T>[] = [];
   private writing: Promise<void> | undefined;
+  private lastAddAt = Number.NEGATIVE_INFINITY;
+  /** Moving average of the time between two items, in ms, each counted at most 100 ms. */
+  private interval = 100;
 
   constructor(
     private readonly write: (batch: T[]) => Promise<void>,
-    private readonly options: { maxBatch?: number; gatherMs?: number } = {},
+    private readonly options: { maxBatch?: number; gatherMs?: number; busyGatherMs?: number } = {},
   ) {}
 
   /** How many items wait for a batch (for callers that hold back while a full one waits). */
@@ -26,6 +34,9 @@ export class GroupCommit<T> {
   }
 
   add(item: T): Promise<void> {
+    const now = performance.now();
+    this.interval = this.interval * 0.75 + Math.min(now - this.lastAddAt, 100) * 0.25;
+    this.lastAddAt = now;
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ item, resolve, reject });
       this.writeWaiting();
@@ -43,7 +54,9 @@ export class GroupCommit<T> {
 
   private writeWaiting(): void {
     this.writing ??= (async () => {
-      const { gatherMs = 0, maxBatch = Number.POSITIVE_INFINITY } = this.options;
+      const { maxBatch = Number.POSITIVE_INFINITY, busyGatherMs = 0 } = this.options;
+      const busy = this.interval < busyGatherMs;
+      const gatherMs = Math.max(this.options.gatherMs ?? 0, busy ? busyGatherMs : 0);
       // Always after the assignment above, so that the reset below sticks.
       await (gatherMs > 0 ? new Promise((resolve) => setTimeout(resolve, gatherMs)) : Promise.resolve());
       while (this.waiting.length > 0) {

@@ -14,7 +14,7 @@ export function publishingConfigSchema(env = process.env) {
     // Publish jobs a worker replica runs at once. A job mostly waits on the network (an Instagram
     // target holds its slot for its container's processing), so a replica's throughput is this
     // divided by the network's latency per target, far below what its CPU could do.
-    PUBLISH_CONCURRENCY: envInt(16, { min: 1, max: 1_000 }),
+    PUBLISH_CONCURRENCY: envInt(64, { min: 1, max: 1_000 }),
     // This service's credential for the accounts token vault (one of its TOKEN_VAULT_CLIENTS).
     TOKEN_VAULT_CREDENTIAL: envSecret(mode, 'development-vault-publishing'),
     // Media files: a local folder by default; `s3`, an S3-compatible bucket every replica shares.

@@ -220,17 +220,33 @@ SELECT r.post_id AS "postId", r.account_id AS "accountId", l.unsettled
   FROM recorded r LEFT JOIN left_over l ON l.id = r.post_id`,
 };
 
-/** The post's outcome and its event, written only while the post is still publishing. */
-export const SETTLE_POST = {
-  name: 'publishing_settle_post',
+/** Posts with their targets, one row per target, grouped by post. */
+export const SELECT_POSTS_WITH_TARGETS = {
+  name: 'publishing_select_posts',
+  text: `SELECT ${selectList(POST_FIELDS, { table: 'p' })},
+                ${selectList(TARGET_FIELDS, { table: 't', prefix: TARGET_PREFIX })}
+           FROM posts p LEFT JOIN post_targets t ON t.post_id = p.id
+          WHERE p.id = ANY($1) ORDER BY p.id, t.position`,
+};
+
+/**
+ * A batch of posts' outcomes and their events (`$6`–`$9`, one per post, `$10` the event id of each
+ * post), each written only while its post is still publishing; answers the events written.
+ */
+export const SETTLE_POSTS = {
+  name: 'publishing_settle_posts',
   text: `
 WITH settled AS (
-  UPDATE posts SET status = $2, last_error = $3, published_at = $4, updated_at = $5
-   WHERE id = $1 AND status = 'publishing'
-  RETURNING id
+  UPDATE posts p SET status = v.status, last_error = v.last_error, published_at = v.published_at,
+                     updated_at = v.updated_at
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[], $10::text[])
+           AS v(id, status, last_error, published_at, updated_at, event_id)
+   WHERE p.id = v.id AND p.status = 'publishing'
+  RETURNING v.event_id
 )
 ${outboxInsertSql(6)}
- WHERE EXISTS (SELECT 1 FROM settled)`,
+ WHERE o.id IN (SELECT event_id FROM settled)
+RETURNING id`,
 };
 
 export const POST_STATUS = { name: 'publishing_post_status', text: 'SELECT status FROM posts WHERE id = $1' };

@@ -218,21 +218,36 @@ export class PostStore {
   }
 
   /** The settled post's outcome and its event, written only while it is publishing; false if not. */
-  async writeSettlement(post: Post, event: OutboxRow): Promise<boolean> {
-    const written = await this.pool.query({
-      ...sql.SETTLE_POST,
+  /** The posts of these ids with their targets (a post deleted meanwhile is left out). */
+  async readMany(ids: string[]): Promise<PostWithTargets[]> {
+    const { rows } = await this.pool.query({ ...sql.SELECT_POSTS_WITH_TARGETS, values: [ids] });
+    const byPost = Map.groupBy(rows as Record<string, unknown>[], (row) => row.id);
+    return [...byPost.values()].flatMap((postRows) => postOfRows(postRows) ?? []);
+  }
+
+  /**
+   * Writes posts' outcomes, each with its event, in one statement; a post no longer publishing
+   * (settled by another writer) is left as it is. Answers the ids of the posts settled here.
+   */
+  async writeSettlements(settlements: { post: Post; event: OutboxRow }[]): Promise<Set<string>> {
+    if (settlements.length === 0) return new Set();
+    const posts = settlements.map((s) => s.post);
+    const events = settlements.map((s) => s.event);
+    const { rows } = await this.pool.query<{ id: string }>({
+      ...sql.SETTLE_POSTS,
       values: [
-        post.id,
-        post.status,
-        post.lastError,
-        post.publishedAt,
-        post.updatedAt,
-        ...outboxColumns([event]),
+        posts.map((p) => p.id),
+        posts.map((p) => p.status),
+        posts.map((p) => p.lastError),
+        posts.map((p) => p.publishedAt),
+        posts.map((p) => p.updatedAt),
+        ...outboxColumns(events),
+        events.map((e) => e.id),
       ],
     });
-    if (written.rowCount === 0) return false;
-    this.sendCommitted([event]);
-    return true;
+    const written = new Set(rows.map((r) => r.id));
+    this.sendCommitted(events.filter((e) => written.has(e.id)));
+    return new Set(settlements.filter((s) => written.has(s.event.id)).map((s) => s.post.id));
   }
 
   async status(id: string): Promise<string | undefined> {

@@ -1,12 +1,18 @@
-import { eventRow, makeEvent } from '@svc/bus';
+import { eventRow, makeEvent, type OutboxRow } from '@svc/bus';
+import { GroupCommit } from '@svc/db';
 import type { WorkspaceDirectory } from '@svc/directory';
 import type { Logger } from '@svc/logging';
-import type { PostTarget } from '../generated/prisma/client.ts';
-import type { TargetOutcome, TargetRef } from '../posts/post-rows.ts';
+import type { Post, PostTarget } from '../generated/prisma/client.ts';
+import type { PostWithTargets, TargetOutcome, TargetRef } from '../posts/post-rows.ts';
 import type { PostStore } from '../posts/post-store.ts';
 import { viewOfPost } from '../posts/post-view.ts';
 
 export type PostOutcome = 'published' | 'partial' | 'failed';
+
+interface PostToSettle {
+  postId: string;
+  error?: unknown;
+}
 
 /** The post outcome once no target is pending, else null. Pure. */
 export function derivePostOutcome(targets: Pick<PostTarget, 'status'>[]): PostOutcome | null {
@@ -28,9 +34,14 @@ export function lastErrorOf(targets: Pick<PostTarget, 'status' | 'network' | 'er
  * status is derived from its targets and `post.published|partial|failed` is written to the outbox
  * with it. The post's `unsettled` count decides which settlement is the last: it is counted down
  * in the statement that records each target, so of two workers settling the last two targets at
- * once exactly one sees 0.
+ * once exactly one sees 0. Posts settling at the same moment are read in one statement and
+ * written in another (group commit, as the target steps are).
  */
 export class Settlement {
+  private readonly posts = new GroupCommit<PostToSettle>((batch) => this.settleBatch(batch), {
+    busyGatherMs: 8,
+  });
+
   constructor(
     private readonly store: PostStore,
     private readonly workspaces: Pick<WorkspaceDirectory, 'scope'>,
@@ -54,10 +65,31 @@ export class Settlement {
    * sees them all. The write is guarded: a second writer finds the post settled and writes nothing.
    */
   async settlePost(postId: string): Promise<void> {
-    const post = await this.store.read(postId);
-    if (post?.status !== 'publishing') return;
+    const item: PostToSettle = { postId };
+    await this.posts.add(item);
+    if (item.error !== undefined) throw item.error;
+  }
+
+  /** A batch of posts; a post whose event cannot be made fails its own caller only. */
+  private async settleBatch(batch: PostToSettle[]): Promise<void> {
+    const posts = await this.store.readMany([...new Set(batch.map((item) => item.postId))]);
+    const made = await Promise.allSettled(posts.map((post) => this.settlementOf(post)));
+    made.forEach((result, index) => {
+      if (result.status === 'fulfilled') return;
+      for (const item of batch) if (item.postId === posts[index]?.id) item.error = result.reason;
+    });
+    const settlements = made.flatMap((result) => (result.status === 'fulfilled' && result.value) || []);
+    const settled = await this.store.writeSettlements(settlements);
+    for (const { post } of settlements) {
+      if (settled.has(post.id)) this.logger.info({ post: post.id, status: post.status }, 'post settled');
+    }
+  }
+
+  /** The post as settled and its event, or null while a target is pending or once settled. */
+  private async settlementOf(post: PostWithTargets): Promise<{ post: Post; event: OutboxRow } | null> {
+    if (post.status !== 'publishing') return null;
     const outcome = derivePostOutcome(post.targets);
-    if (!outcome) return;
+    if (!outcome) return null;
     const times = post.targets.flatMap((t) => (t.publishedAt ? [t.publishedAt.getTime()] : []));
     const settled = {
       ...post,
@@ -68,7 +100,6 @@ export class Settlement {
     };
     const scope = await this.workspaces.scope(post.workspaceId);
     const event = makeEvent(`post.${outcome}`, scope, { post: viewOfPost(settled) });
-    if (await this.store.writeSettlement(settled, eventRow(event)))
-      this.logger.info({ post: postId, status: outcome }, 'post settled');
+    return { post: settled, event: eventRow(event) };
   }
 }
