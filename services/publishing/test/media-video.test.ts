@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { parseConfig } from '@svc/config';
+import { createPool } from '@svc/db';
 import { createLogger } from '@svc/logging';
 import { api, type VideoFixture, videoFixture } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishingConfigSchema } from '../src/config.ts';
+import { SCHEMA } from '../src/db.ts';
+import { KnownMediaRows } from '../src/media/known-media.ts';
 import { LocalMediaStorage } from '../src/media/local-storage.ts';
 import { MediaFiles } from '../src/media/media-files.ts';
 import { mediaUrl } from '../src/media/signed-url.ts';
@@ -122,6 +125,32 @@ describe('video records', () => {
     const known = (await stack.publishing.prisma.media.findUniqueOrThrow({ where: { id: res.body.id } }))
       .sha256;
     expect(known).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  // Guarantee: what the post checks see of a media kept when it was made (no read back) is what
+  // they would read from its row, for a video and an image.
+  it('keeps a new media as its row reads', async () => {
+    const video = await upload(fixture('reel-h264-aac.mp4'), 'reel.mp4', 'video/mp4');
+    const image = await upload(fixture('not-video.jpg'), 'photo.jpg', 'image/jpeg');
+    const pool = createPool(stack.databaseUrl, SCHEMA, 1);
+    const fromRows = new KnownMediaRows(pool);
+    const kept = new KnownMediaRows(pool);
+    try {
+      for (const { body } of [video, image]) {
+        const row = await stack.publishing.prisma.media.findUniqueOrThrow({ where: { id: body.id } });
+        kept.keep(row);
+        const [keptMedia, readMedia] = [await kept.read([row.id]), await fromRows.read([row.id])];
+        expect(keptMedia.get(row.id)).toEqual(readMedia.get(row.id));
+      }
+      expect((await fromRows.read([video.body.id])).get(video.body.id)?.video).toMatchObject({
+        videoCodec: 'h264',
+        frameRate: 30,
+      });
+    } finally {
+      fromRows.close();
+      kept.close();
+      await pool.end();
+    }
   });
 
   // Guarantee: a QuickTime file is recorded as video/quicktime with its HEVC codec, whatever it is called.

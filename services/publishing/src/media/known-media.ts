@@ -1,6 +1,7 @@
 import { LocalCache } from '@svc/cache';
 import { type Fields, selectList } from '@svc/db';
 import type pg from 'pg';
+import type { Media } from '../generated/prisma/client.ts';
 
 /**
  * What post checks and signed-URL reads need of a media row; none of it ever changes. A video
@@ -100,6 +101,14 @@ export class KnownMediaRows {
     return found;
   }
 
+  /**
+   * A media made in this process, kept from the start: the post that uses it, typically next,
+   * finds it here instead of reading it back.
+   */
+  keep(media: Media): void {
+    this.kept.set(media.id, knownMediaOf(media));
+  }
+
   forget(id: string): void {
     this.kept.forget(id);
   }
@@ -107,4 +116,23 @@ export class KnownMediaRows {
   close(): void {
     this.kept.close();
   }
+}
+
+function knownMediaOf(media: Media): KnownMedia {
+  const { id, partnerId, workspaceId, kind, mime, width, height, size, storageKey } = media;
+  return { id, partnerId, workspaceId, kind, mime, width, height, size, storageKey, video: videoOf(media) };
+}
+
+function videoOf(media: Media): KnownVideo | null {
+  if (media.kind !== 'video') return null;
+  return {
+    durationMs: media.durationMs ?? 0,
+    frameRate: media.frameRate ?? 0,
+    videoCodec: media.videoCodec ?? '',
+    audioCodec: media.audioCodec,
+    audioSampleRateHz: media.audioSampleRateHz,
+    bitRate: media.bitRate ?? 0,
+    moovAtFront: media.moovAtFront ?? false,
+    hasEditList: media.hasEditList ?? false,
+  };
 }

@@ -100,7 +100,7 @@ export class MediaLibrary {
       const field = input.url ? 'url' : 'file';
       try {
         const length = await stageInput(this.files.staging, upload.id, input, this.deps.config);
-        return await this.maker.make({ ...upload, length, offset: length }, field);
+        return this.kept(await this.maker.make({ ...upload, length, offset: length }, field));
       } finally {
         await this.uploads.remove(upload.id);
       }
@@ -142,7 +142,12 @@ export class MediaLibrary {
   private async complete(caller: Caller, upload: MediaUpload & { length: number }): Promise<Media> {
     const made = await this.db.media.findUnique({ where: { id: upload.mediaId } });
     if (made) return made;
-    return this.slots.run(caller.partnerId, () => this.maker.make(upload, 'file'));
+    return this.kept(await this.slots.run(caller.partnerId, () => this.maker.make(upload, 'file')));
+  }
+
+  private kept(media: Media): Media {
+    this.rows.keep(media);
+    return media;
   }
 
   /** A media of the caller's scope; another partner's or workspace's is not_found. */
