@@ -49,12 +49,13 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { GraphClient, graphClientConfigFromEnv, parseGraphClientEnv } from '@svc/graph-client';
+import { uploadFile } from '@svc/testing';
 import type { System } from '@svc/testing/system';
 import { cleanUpOnInterrupt } from './child.ts';
 import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { directCalls, gatewayClient, serveImage, watchSettlements } from './publish/clients.ts';
 import { postBodies, type RunContext } from './publish/context.ts';
-import { createFixtures, uploadFile } from './publish/fixtures.ts';
+import { createFixtures } from './publish/fixtures.ts';
 import { sustainedPhase, throughputPhase, warmUp } from './publish/load-phases.ts';
 import { report, runFailed } from './publish/report.ts';
 import {

@@ -1,6 +1,6 @@
 // Fixtures of bench:publish: workspaces, each with a Page + Instagram account and a JPEG.
 import { AccountsService, createClient } from '@svc/contracts';
-import { connectThroughLink, createUser } from '@svc/testing';
+import { connectThroughLink, createUser, uploadFile } from '@svc/testing';
 import type { SandboxControl } from '@svc/testing/system';
 import sharp from 'sharp';
 import { VAULT_CREDENTIAL, WORKSPACES } from './settings.ts';
@@ -30,35 +30,6 @@ async function connectPageAndInstagram(at: FixtureSystem, linkUrl: string, index
     decision: 'approve',
   });
   if (finished.status >= 400) throw new Error(`connect callback: ${finished.status}`);
-}
-
-/** Any file (what it is comes from its bytes), retried while the partner's uploads are at their bound. */
-export async function uploadFile(
-  gatewayUrl: string,
-  key: string,
-  workspace: string,
-  bytes: Uint8Array,
-  filename: string,
-): Promise<string> {
-  for (;;) {
-    const form = new FormData();
-    form.append('workspace', workspace);
-    form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-    const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
-      body: form,
-    });
-    const media = (await uploaded.json()) as { id: string };
-    // Uploads at once are bounded per partner: a well-behaved client waits as told and retries.
-    if (uploaded.status === 429) {
-      const seconds = Number(uploaded.headers.get('retry-after') ?? '1');
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-      continue;
-    }
-    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
-    return media.id;
-  }
 }
 
 /** The gateway as the partner; a refusal fails the run. */

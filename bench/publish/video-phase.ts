@@ -3,10 +3,9 @@
 // gives the slot back meanwhile (the target waits with waiting_until), so it holds more Reels in
 // processing than it has slots, and the images behind them publish as if the Reels were not there.
 import { readFile } from 'node:fs/promises';
-import { videoFixture } from '@svc/testing';
+import { uploadFile, videoFixture } from '@svc/testing';
 import pg from 'pg';
 import type { RunContext } from './context.ts';
-import { uploadFile } from './fixtures.ts';
 import {
   pool,
   run,

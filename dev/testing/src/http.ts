@@ -20,6 +20,38 @@ export function api(baseUrl: string, key?: string) {
 }
 
 /**
+ * Uploads a file as a multipart form (`POST /v1/media`; what it is comes from its bytes) and
+ * answers the media's id. A 429 (the partner's uploads at their bound) is waited out as told and
+ * sent again, as a well-behaved client does; any other refusal throws with the answer.
+ */
+export async function uploadFile(
+  gatewayUrl: string,
+  key: string,
+  workspace: string,
+  bytes: Uint8Array,
+  filename: string,
+): Promise<string> {
+  for (;;) {
+    const form = new FormData();
+    form.append('workspace', workspace);
+    form.append('file', new Blob([new Uint8Array(bytes)]), filename);
+    const uploaded = await fetch(`${gatewayUrl}/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
+    const media = (await uploaded.json()) as { id: string };
+    if (uploaded.status === 429) {
+      const seconds = Number(uploaded.headers.get('retry-after') ?? '1');
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      continue;
+    }
+    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${JSON.stringify(media)}`);
+    return media.id;
+  }
+}
+
+/**
  * Where this process hands out ports: a block of its own below the OS's ephemeral range (32768 and
  * up on Linux), one block per test worker (VITEST_POOL_ID) or process. A port the OS picked for
  * `listen(0)` could be picked again for another worker's server before ours listens on it; ports

@@ -1,13 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { launchChromium } from '@svc/browser';
 import type { AccountView, MessageView, PostView } from '@svc/contracts/public';
 import { api, eventually, Receiver } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostServer } from './widget-host.ts';
+import { appFrame, checkScreen, waitForEvent, widgetEvents } from './widget-screen.ts';
 
 /**
  * The widget in real headless Chromium, mounted by a partner's page on another origin: connect in
@@ -15,15 +13,6 @@ import { HostServer } from './widget-host.ts';
  * origins that may frame it, and an ended session. Each screen is screenshotted into
  * test-artifacts/widget/ at 320 px wide and checked with axe-core.
  */
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/widget/', import.meta.url));
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface WidgetEvent {
-  name: string;
-  at: number;
-  data: { account: AccountView; message: MessageView; post: PostView };
-}
-
 let stack: Stack;
 let browser: Browser;
 let host: HostServer;
@@ -36,7 +25,6 @@ let jane: { user: { id: string } };
 let publishedOnPage = '';
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
   sandboxOrigin = new URL(stack.sandbox.url).origin;
   const { key } = await stack.createPartner();
@@ -74,45 +62,6 @@ async function mountWidget(surface: 'connect' | 'inbox' | 'publish', token: stri
   return { context, page, app: page.frameLocator('iframe') };
 }
 
-const events = (page: Page) =>
-  page.evaluate(() => (globalThis as unknown as { widgetEvents: WidgetEvent[] }).widgetEvents);
-
-async function waitForEvent(page: Page, name: string, timeout = 10_000): Promise<WidgetEvent[]> {
-  await page.waitForFunction(
-    (n) => (globalThis as unknown as { widgetEvents: WidgetEvent[] }).widgetEvents.some((e) => e.name === n),
-    name,
-    { timeout },
-  );
-  return (await events(page)).filter((e) => e.name === name);
-}
-
-function appFrame(page: Page): Frame {
-  const frame = page.frames().find((f) => f.url().includes('/embed/app'));
-  if (!frame) throw new Error('the widget frame is not there');
-  return frame;
-}
-
-/** Screenshot the partner page, check the app does not overflow 320 px, and run axe-core in the frame. */
-async function checkScreen(page: Page, name: string) {
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
-  const frame = appFrame(page);
-  const overflow = await frame.evaluate<number>(
-    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-  );
-  expect(overflow, `${name}: wider than its frame`).toBeLessThanOrEqual(0);
-  // The app's CSP allows only its own script: axe runs through the DevTools protocol instead.
-  await frame.evaluate(AXE_SOURCE);
-  const violations = await frame.evaluate(async () => {
-    const { axe } = globalThis as unknown as {
-      axe: { run(o: object): Promise<{ violations: { id: string; nodes: { html: string }[] }[] }> };
-    };
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html) }));
-  });
-  expect(violations, `${name}: axe violations`).toEqual([]);
-}
-
-/** On the sandbox's consent dialog in the popup: pick the user, Approve. */
 async function approveIn(popup: Page, userId: string) {
   await popup.waitForURL((url) => url.origin === sandboxOrigin && url.pathname.endsWith('/dialog/oauth'));
   await popup.check(`input[name=user_id][value="${userId}"]`);
@@ -151,7 +100,7 @@ describe('the widget in a partner page', () => {
     await popup.waitForEvent('close', { timeout: 10_000 });
 
     await eventually(async () => (await waitForEvent(page, 'account.connected')).length === 2 || undefined);
-    const connected = (await events(page)).filter((e) => e.name === 'account.connected');
+    const connected = (await widgetEvents(page)).filter((e) => e.name === 'account.connected');
     expect(connected.map((e) => e.data.account.display_name).sort()).toEqual(['Acme Bakery', 'Acme Bakery']);
     await app.getByText('@acmebakery').waitFor();
     await checkScreen(page, 'accounts-connected');
@@ -331,7 +280,7 @@ describe('the widget in a partner page', () => {
     // Mounting from there fails too: the session is not readable from that origin.
     await page.goto(host.page('foreign-mount', { surface: 'inbox', token: session.token }, 'localhost'));
     await page.getByRole('alert').waitFor();
-    expect((await events(page)).map((e) => e.name)).not.toContain('ready');
+    expect((await widgetEvents(page)).map((e) => e.name)).not.toContain('ready');
     await context.close();
   });
 

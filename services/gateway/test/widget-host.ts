@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 export interface HostPage {
   surface: 'connect' | 'inbox' | 'publish';
   token?: string;
+  /** The size of each part a video is uploaded in (widget.js's mount option). */
+  uploadChunkBytes?: number;
   /** Frame this URL directly instead of mounting (what a page outside allowed_origins might try). */
   frameUrl?: string;
 }
@@ -63,7 +65,7 @@ export class HostServer {
       : `<div id="widget"></div>
 <script src="${this.gatewayUrl}/embed/widget.js"></script>
 <script>
-const widget = SocialWidget.mount(document.getElementById('widget'), ${JSON.stringify({ token: page.token, surface: page.surface })});
+const widget = SocialWidget.mount(document.getElementById('widget'), ${JSON.stringify({ token: page.token, surface: page.surface, uploadChunkBytes: page.uploadChunkBytes })});
 for (const name of ${JSON.stringify(EVENTS)}) widget.on(name, (data) => window.widgetEvents.push({ name, data, at: performance.now() }));
 </script>`;
     return `<!doctype html>

@@ -1,14 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { launchChromium } from '@svc/browser';
 import type { PostView } from '@svc/contracts/public';
 import { api, videoFixture, workspaceWithAccounts } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Frame } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostServer } from './widget-host.ts';
+import { appFrame, checkScreen, waitForEvent } from './widget-screen.ts';
 
 /**
  * The widget's publish surface with a video (issue 28), in real headless Chromium: a partner's
@@ -16,77 +14,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * part after part, chooses Reel, sees the server's checks and publishes; the target shows as
  * published with its /reel/ link and the network received exactly one Reel.
  */
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/widget/', import.meta.url));
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Small parts, so the 37 KB test video crosses in three PATCHes and progress shows steps. */
 const CHUNK_BYTES = 16 * 1024;
 const VIDEO = videoFixture('reel-h264-aac.mp4');
 
 let stack: Stack;
 let browser: Browser;
-let host: Server;
-let hostOrigin = '';
+let host: HostServer;
 let call: ReturnType<typeof api>;
 let ws: Awaited<ReturnType<typeof workspaceWithAccounts>>;
-/** The page each request path serves (the token is minted per test). */
-const pages = new Map<string, string>();
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
   stack = await startStack({ UNAUTHENTICATED_LIMIT_PER_MINUTE: '100000' });
   const { key } = await stack.system.createPartner(undefined, { limitPerMinute: 100_000 });
   call = api(stack.gateway.url, key);
   ws = await workspaceWithAccounts(stack, call, { page: 'Reel Bakery', username: 'reelbakery' });
-  host = createServer((request, response) => {
-    const page = pages.get(request.url ?? '');
-    if (!page) return response.writeHead(404).end();
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
-  });
-  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
-  hostOrigin = `http://127.0.0.1:${(host.address() as AddressInfo).port}`;
+  host = await HostServer.start(stack.gateway.url);
   browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await new Promise((resolve) => host?.close(resolve));
+  await host?.close();
   await stack?.stop();
 });
-
-/** A partner's page mounting the publish surface with the given mount options (as widget.js takes them). */
-function hostPage(path: string, options: Record<string, unknown>): string {
-  pages.set(
-    path,
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Partner product</title></head>
-<body><main><h1>Partner product</h1><div id="widget"></div>
-<script>window.widgetEvents = [];</script>
-<script src="${stack.gateway.url}/embed/widget.js"></script>
-<script>
-const widget = SocialWidget.mount(document.getElementById('widget'), ${JSON.stringify(options)});
-for (const name of ['ready', 'post.created', 'session.expired']) widget.on(name, (data) => window.widgetEvents.push({ name, data }));
-</script></main></body></html>`,
-  );
-  return `${hostOrigin}${path}`;
-}
-
-async function waitForEvent(page: Page, name: string) {
-  await page.waitForFunction(
-    (n) =>
-      (globalThis as unknown as { widgetEvents: { name: string }[] }).widgetEvents.some((e) => e.name === n),
-    name,
-    { timeout: 10_000 },
-  );
-  const events = await page.evaluate(
-    () =>
-      (globalThis as unknown as { widgetEvents: { name: string; data: { post: PostView } }[] }).widgetEvents,
-  );
-  return events.filter((e) => e.name === name);
-}
-
-function appFrame(page: Page): Frame {
-  const frame = page.frames().find((f) => f.url().includes('/embed/app'));
-  if (!frame) throw new Error('the widget frame is not there');
-  return frame;
-}
 
 /**
  * Records every value the upload's <progress> shows, in the frame itself (a MutationObserver),
@@ -107,34 +57,15 @@ function recordProgress(frame: Frame) {
   })()`);
 }
 
-/** The 320 px screen: screenshotted, no wider than its frame, and without axe-core violations. */
-async function checkScreen(page: Page, name: string) {
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
-  const frame = appFrame(page);
-  const overflow = await frame.evaluate<number>(
-    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-  );
-  expect(overflow, `${name}: wider than its frame`).toBeLessThanOrEqual(0);
-  await frame.evaluate(AXE_SOURCE);
-  const violations = await frame.evaluate(async () => {
-    const { axe } = globalThis as unknown as {
-      axe: { run(o: object): Promise<{ violations: { id: string; nodes: { html: string }[] }[] }> };
-    };
-    const result = await axe.run({ resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html) }));
-  });
-  expect(violations, `${name}: axe violations`).toEqual([]);
-}
-
 /**
  * The publish surface in a 320 px partner page, with 16 KiB upload parts; `patches` lists the
  * upload PATCHes the widget sends (from the frame, as the browser sees them). The session is
  * granted the publish surface only: the composer lists its target accounts with nothing more.
  */
-async function mountPublish(path: string) {
+async function mountPublish(name: string) {
   const minted = await call('POST', '/v1/embed-sessions', {
     workspace: ws.workspace,
-    allowed_origins: [hostOrigin],
+    allowed_origins: [host.origin],
     surfaces: ['publish'],
   });
   expect(minted.status, JSON.stringify(minted.body)).toBe(201);
@@ -146,7 +77,7 @@ async function mountPublish(path: string) {
       patches.push(request.url());
   });
   await page.goto(
-    hostPage(path, { token: minted.body.token, surface: 'publish', uploadChunkBytes: CHUNK_BYTES }),
+    host.page(name, { token: minted.body.token, surface: 'publish', uploadChunkBytes: CHUNK_BYTES }),
   );
   await waitForEvent(page, 'ready');
   return { context, page, patches };
@@ -159,7 +90,7 @@ describe('the widget publishing a video', () => {
   // the target published with its /reel/ link; the network has exactly one REELS item, from
   // this account.
   it('uploads a Reel with its progress shown and publishes it', { timeout: 30_000 }, async () => {
-    const { context, page, patches } = await mountPublish('/reel');
+    const { context, page, patches } = await mountPublish('reel');
     const app = page.frameLocator('iframe');
     await app.getByLabel('Caption').fill('Our first reel #bakery');
 
@@ -216,7 +147,7 @@ describe('the widget publishing a video', () => {
   // over: the widget asks HEAD where the upload stands and sends the rest from there, and the
   // media made is the whole file.
   it('resumes a video upload after a failed part', { timeout: 30_000 }, async () => {
-    const { context, page, patches } = await mountPublish('/resume');
+    const { context, page, patches } = await mountPublish('resume');
     const heads: string[] = [];
     context.on('request', (request) => {
       if (request.method() === 'HEAD' && request.url().includes('/v1/embed/uploads/'))

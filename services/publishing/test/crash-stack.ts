@@ -2,7 +2,7 @@ import type { Bus } from '@svc/bus';
 import { connectBus } from '@svc/bus';
 import type { RunningSandbox } from '@svc/graph-sandbox';
 import { createLogger } from '@svc/logging';
-import { api, connectThroughLink, createUser, uniquePrefix } from '@svc/testing';
+import { api, connectThroughLink, createUser, uniquePrefix, uploadFile } from '@svc/testing';
 import { FAST_GRAPH_RETRIES } from '@svc/testing/stack';
 import { type SandboxControl, type ServiceChild, type System, startSystem } from '@svc/testing/system';
 import pg from 'pg';
@@ -83,7 +83,7 @@ export async function startCrashStack(options: { containerProcessingMs: number }
     },
     sandboxControl: system.sandboxControl,
     call: api(gatewayUrl, key),
-    uploadFile: (workspace, bytes, filename) => upload(gatewayUrl, key, workspace, bytes, filename),
+    uploadFile: (workspace, bytes, filename) => uploadFile(gatewayUrl, key, workspace, bytes, filename),
     instagramWorkspace: () => instagramWorkspace(system, key),
     async stop() {
       await stack.stopPublishing('SIGKILL');
@@ -122,26 +122,6 @@ async function instagramWorkspace(system: System, key: string) {
   })
     .jpeg()
     .toBuffer();
-  const media = await upload(system.gatewayUrl, key, workspace, bytes, 'photo.jpg');
+  const media = await uploadFile(system.gatewayUrl, key, workspace, bytes, 'photo.jpg');
   return { workspace, igAccount: ig.id, igPlatformId: ig.platform_id, media };
-}
-
-async function upload(
-  gatewayUrl: string,
-  key: string,
-  workspace: string,
-  bytes: Uint8Array,
-  filename: string,
-): Promise<string> {
-  const form = new FormData();
-  form.append('workspace', workspace);
-  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  const response = await fetch(`${gatewayUrl}/v1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
-  });
-  const body = (await response.json()) as { id: string };
-  if (response.status !== 201) throw new Error(`upload: ${response.status} ${JSON.stringify(body)}`);
-  return body.id;
 }

@@ -3,6 +3,7 @@ import {
   api,
   workspaceWithAccounts as connectedWorkspace,
   eventually,
+  uploadFile,
   type VideoFixture,
   videoFixture,
 } from '@svc/testing';
@@ -68,19 +69,8 @@ async function workspace(name: string) {
   return { ...connected, id: connected.workspace };
 }
 
-async function upload(ws: Workspace, bytes: Uint8Array, filename: string): Promise<string> {
-  const form = new FormData();
-  form.append('workspace', ws.id);
-  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
-  const response = await fetch(`${stack.gateway.url}/v1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
-  });
-  const body = (await response.json()) as { id: string };
-  expect(response.status, JSON.stringify(body)).toBe(201);
-  return body.id;
-}
+const upload = (ws: Workspace, bytes: Uint8Array, filename: string) =>
+  uploadFile(stack.gateway.url, key, ws.id, bytes, filename);
 
 const uploadVideo = async (ws: Workspace, name: VideoFixture) =>
   upload(ws, await readFile(videoFixture(name)), name);
