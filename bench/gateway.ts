@@ -7,7 +7,7 @@
 // Prints req/s, p50, p99 and the ratios against the targets of issue 2.
 //
 // Environment: BENCH_DURATION_S (default 10), BENCH_WARMUP_S (2), BENCH_CONNECTIONS (50),
-// BENCH_CPU_PROF=1 writes a V8 CPU profile of the product process into $TMPDIR/bench-profiles-<run>/.
+// BENCH_CPU_PROF=1 writes V8 CPU profiles of the minimal and product processes into $TMPDIR/bench-profiles-<run>/.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,17 +142,18 @@ try {
   database = await createBenchDatabase(`bench_${run}`, (line) => process.stderr.write(`${line}\n`));
 
   const measurements: Measurement[] = [];
-  measurements.push(await measure('bare Fastify', 'hello.ts'));
-  measurements.push(await measure('minimal path', 'minimal.ts'));
   const profileDir = path.join(tmpdir(), `bench-profiles-${run}`);
   if (CPU_PROFILE) mkdirSync(profileDir, { recursive: true });
-  measurements.push(
-    await measure('product', 'stack.ts', CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-  );
+  const profiled = (name: string) =>
+    CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  measurements.push(await measure('bare Fastify', 'hello.ts'));
+  measurements.push(await measure('minimal path', 'minimal.ts', profiled('minimal')));
+  measurements.push(await measure('product', 'stack.ts', profiled('product')));
 
   const { table, failed } = format(measurements);
   process.stdout.write(`\n${table}\n`);
-  if (CPU_PROFILE) process.stdout.write(`CPU profile of the product process written to ${profileDir}\n`);
+  if (CPU_PROFILE)
+    process.stdout.write(`CPU profiles of the minimal and product processes written to ${profileDir}\n`);
   if (failed) exitCode = 1;
 } catch (error) {
   process.stderr.write(

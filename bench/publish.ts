@@ -56,7 +56,9 @@ import { type BenchDatabase, createBenchDatabase } from './database.ts';
 import { directCalls, gatewayClient, serveImage, watchSettlements } from './publish/clients.ts';
 import { postBodies, type RunContext } from './publish/context.ts';
 import { createFixtures } from './publish/fixtures.ts';
+import { seedHistory } from './publish/history.ts';
 import { sustainedPhase, throughputPhase, warmUp } from './publish/load-phases.ts';
+import { PhaseWindows } from './publish/phase-windows.ts';
 import { report, runFailed } from './publish/report.ts';
 import {
   ALONE_POSTS,
@@ -105,6 +107,10 @@ async function startEverything(profileDir: string | undefined) {
   };
   say(`creating ${WORKSPACES} workspaces, each with a Page + Instagram account and a JPEG …`);
   const { fixtures, jpeg } = await createFixtures(at);
+  const history = await seedHistory(database.url, partner.partnerId, fixtures);
+  say(
+    `${history} published posts of history (2 targets each) written before the run, as a database in service has`,
+  );
   return { system, partner, at, fixtures, jpeg };
 }
 
@@ -172,14 +178,16 @@ async function exactlyOnce(sandboxUrl: string) {
 
 async function measure(profileDir: string | undefined): Promise<number> {
   const { ctx, image } = await prepare(profileDir);
-  await warmUp(ctx);
-  const throughput = await throughputPhase(ctx);
-  const sustained = await sustainedPhase(ctx);
-  const ceiling = await ceilingPhase(ctx);
-  const alone = await alonePhase(ctx);
-  const wait = await waitPhase(ctx);
-  const downloads = await downloadPhase(ctx, image.url);
-  const video = await videoPhase(ctx, database?.url ?? '');
+  const phases = new PhaseWindows(profileDir);
+  await phases.time('warm-up', () => warmUp(ctx));
+  const throughput = await phases.time('throughput', () => throughputPhase(ctx));
+  const sustained = await phases.time('sustained', () => sustainedPhase(ctx));
+  const ceiling = await phases.time('ceiling', () => ceilingPhase(ctx));
+  const alone = await phases.time('alone', () => alonePhase(ctx));
+  const wait = await phases.time('wait', () => waitPhase(ctx));
+  const downloads = await phases.time('downloads', () => downloadPhase(ctx, image.url));
+  const video = await phases.time('video', () => videoPhase(ctx, database?.url ?? ''));
+  await phases.write();
   await image.close();
   await ctx.gateway.close();
   await ctx.watcher.close();

@@ -137,7 +137,10 @@ export function report(results: Results, profileDir: string | undefined): string
     '',
     `Processes: identity, accounts, webhooks, publishing (its API, and one worker replica with ${WORKER_CONCURRENCY} jobs in flight, at nice ${WORKER_NICE}), gateway and graph-sandbox each on their own; Postgres, NATS and Redis local; this runner drives load, watches post events and sends the direct calls. Run took ${((performance.now() - benchStart) / 1000).toFixed(0)} s.`,
   ];
-  if (profileDir) lines.push(`CPU profiles of every service: ${profileDir} (written when the services stop)`);
+  if (profileDir)
+    lines.push(
+      `CPU profiles of every service: ${profileDir} (written when the services stop; phases.json gives each phase's window on their clock)`,
+    );
   return lines;
 }
 

@@ -95,7 +95,9 @@ export class OutboxRelay {
     await this.pool
       .query({
         name: `outbox_mark_${schema}`,
-        text: `UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1) AND published_at IS NULL`,
+        // By primary key only: a condition on published_at would let the planner walk the
+        // (published_at, created_at) index through every row marked since the last vacuum.
+        text: `UPDATE "${schema}".outbox SET published_at = coalesce(published_at, now()) WHERE id = ANY($1)`,
         values: [ids],
       })
       .catch((error: unknown) =>
