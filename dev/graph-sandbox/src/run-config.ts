@@ -37,7 +37,7 @@ const throttleSchema = z.strictObject({
     .max(24 * 60),
 });
 const outageSchema = z.strictObject({ status: z.number().int().min(500).max(599).default(503) });
-/** How long Meta takes to process a video (facts §2.1: minutes at most); ten minutes keeps tests bounded. */
+/** How long Meta takes to process a video (facts §2.1: minutes at most) or an image; ten minutes keeps tests bounded. */
 const videoProcessingSchema = z
   .number()
   .int()
@@ -54,6 +54,7 @@ const configPatchSchema = z.strictObject({
   throttle: throttleSchema.nullable().optional(),
   outage: outageSchema.nullable().optional(),
   video_processing_ms: videoProcessingSchema.nullable().optional(),
+  image_processing_ms: videoProcessingSchema.nullable().optional(),
 });
 
 type AppUsage = z.infer<typeof appUsageSchema>;
@@ -68,6 +69,8 @@ export interface RunConfig {
   outage?: { status: number };
   /** Processing time of videos created from now on (containers, Page videos); see processing.ts. */
   video_processing_ms?: number;
+  /** Processing time of image containers and carousel parents created from now on. */
+  image_processing_ms?: number;
 }
 
 type Patch<T> = { [K in keyof T]?: T[K] | null };

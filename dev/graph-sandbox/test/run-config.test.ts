@@ -109,6 +109,18 @@ describe('the run-time configuration', () => {
     expect((await h.control('GET', '/__sandbox/config')).body).toEqual({ config: {} });
   });
 
+  // Guarantee: image_processing_ms takes the same bounds as the video time, round-trips and clears.
+  it('sets, reads back and clears the image processing time', async () => {
+    expect((await setConfig({ image_processing_ms: 1500 })).body).toEqual({
+      config: { image_processing_ms: 1500 },
+    });
+    const res = await setConfig({ image_processing_ms: 600_001 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { message: expect.stringContaining('image_processing_ms') } });
+    await setConfig({ image_processing_ms: null });
+    expect((await h.control('GET', '/__sandbox/config')).body).toEqual({ config: {} });
+  });
+
   // Guarantee: while usage is set, success and error answers carry x-app-usage = usage.app and x-business-use-case-usage with only the ids their path names ({page}_{post} ids count for the Page); unset, the ordinary header and no BUC.
   it('reports the configured usage in the headers of every Graph answer', async () => {
     const before = await call('GET', `/${c.igId}?fields=id`, c.pageToken);

@@ -65,6 +65,20 @@ async function upload(
   return body.id as string;
 }
 
+const PUBLISH = 'POST /{id}/media_publish';
+
+/** publishing's Graph calls so far, by endpoint and outcome, from its /metrics. */
+async function graphCalls() {
+  const text = await (await fetch(`http://127.0.0.1:${stack.publishing.opsPort}/metrics`)).text();
+  const lines = text.split('\n').filter((line) => line.startsWith('graph_api_calls_total{'));
+  return {
+    count: (endpoint: string, outcome: string) =>
+      lines
+        .filter((line) => line.includes(`endpoint="${endpoint}",outcome="${outcome}"`))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0),
+  };
+}
+
 async function published(caption: string): Promise<Published[]> {
   const log = await stack.sandboxControl<{ data: Published[] }>('GET', '/__sandbox/published');
   return log.data.filter((p) => p.caption === caption);
@@ -231,6 +245,32 @@ describe('publishing', () => {
     const conflict = await call('PATCH', `/v1/posts/${first.body.id}`, { caption: 'late edit' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('conflict');
+  });
+
+  // Guarantee: an Instagram image is published without asking its container's status first (one
+  // Graph call less: container, media_publish, permalink), and a container Meta has not finished
+  // (media_publish refused with 9007/2207027) is waited for and published once.
+  it('publishes an image at once, and waits for a container Meta has not finished', async () => {
+    const { workspace, ig } = await workspaceWithAccounts();
+    const post = (caption: string, media: string) =>
+      call('POST', '/v1/posts?wait=true', { workspace, caption, media: [media], targets: [ig.id] });
+    const before = await graphCalls();
+    expect((await post('ready at once', await upload(workspace))).body.status).toBe('published');
+    const atOnce = await graphCalls();
+    expect(atOnce.count('GET /{id}', 'ok') - before.count('GET /{id}', 'ok')).toBe(1);
+    expect(atOnce.count(PUBLISH, 'ok') - before.count(PUBLISH, 'ok')).toBe(1);
+    expect(atOnce.count(PUBLISH, 'media')).toBe(before.count(PUBLISH, 'media'));
+
+    await stack.sandboxControl('POST', '/__sandbox/config', { image_processing_ms: 1_500 });
+    try {
+      expect((await post('ready later', await upload(workspace))).body.status).toBe('published');
+    } finally {
+      await stack.sandboxControl('POST', '/__sandbox/config', { image_processing_ms: null });
+    }
+    const later = await graphCalls();
+    expect(later.count(PUBLISH, 'media') - atOnce.count(PUBLISH, 'media')).toBe(1);
+    expect(later.count(PUBLISH, 'ok') - atOnce.count(PUBLISH, 'ok')).toBe(1);
+    expect(await published('ready later')).toHaveLength(1);
   });
 
   // Guarantee: a carousel refusal names the media item and gives the provider's reason.

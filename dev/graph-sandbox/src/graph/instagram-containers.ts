@@ -152,9 +152,9 @@ async function createCarousel(ctx: Ctx, container: NewContainer) {
   return saveImageLike(ctx, { ...container, children: carouselChildren(ctx, container.igId) }, null);
 }
 
-/** Images and carousel parents take the sandbox's fixed container processing time. */
+/** Images and carousel parents take the run-time `image_processing_ms`, else the fixed container time. */
 function saveImageLike(ctx: Ctx, container: NewContainer, file: Container['file']) {
-  const durationMs = ctx.world.config.containerProcessingMs;
+  const durationMs = ctx.world.store.runConfig.image_processing_ms ?? ctx.world.config.containerProcessingMs;
   const processing = { durationMs, readyAt: ctx.now + durationMs, failure: ctx.req.processingFault };
   const saved: Container = { ...container, file, processing, upload: null };
   ctx.world.store.containers.set(saved.id, saved);

@@ -2,10 +2,11 @@ import type { AccountToken } from '@svc/directory';
 import { type ContainerStatus, GraphApiError, type ReelContainer } from '@svc/graph-client';
 import { pollWithBackoff } from '@svc/net';
 import type { ClaimedTarget, Published } from '../posts/post-rows.ts';
-import { NetworkPublisher, PublishRefused, StillProcessing } from './network-publisher.ts';
+import { isVideo, NetworkPublisher, PublishRefused, StillProcessing } from './network-publisher.ts';
 
 /**
- * Instagram: container (or carousel items then parent) → FINISHED → media_publish → permalink.
+ * Instagram: container (or carousel items then parent) → FINISHED → media_publish → permalink. An
+ * image's container is published at once and waited for only when Meta answers it is not ready.
  * The container id and the moment media_publish was sent are recorded before the next step, so a
  * worker that dies resumes where it stopped, and an unknown outcome is settled by asking the
  * network (container PUBLISHED, the account's recent media) instead of posting again. A container
@@ -24,14 +25,18 @@ export class InstagramPublisher extends NetworkPublisher {
       const adopted = await this.adoptIfPublished(target, account, containerId, target.publishSentAt);
       if (adopted) return adopted;
     }
+    // An image container is ready at once nearly always: it is published without asking first,
+    // and its status is asked only when the publish is refused (one Graph call less per image).
+    let checked = true;
     if (!containerId) {
       const created = await this.createContainer(target, account);
       containerId = created;
-      // Recorded while the status is checked: both are done before media_publish is sent, and
-      // the container is recorded before the job gives its slot back to wait for processing.
+      checked = hasVideo(target);
+      // Recorded while a video's status is checked: both are done before media_publish is sent,
+      // and the container is recorded before the job gives its slot back to wait for processing.
       const [recorded, ready] = await Promise.allSettled([
         store.recordContainer(target, created),
-        this.awaitReady(target, account, created),
+        checked ? this.awaitReady(target, account, created) : undefined,
       ]);
       if (recorded.status === 'rejected') throw recorded.reason;
       if (ready.status === 'rejected') throw ready.reason;
@@ -39,11 +44,20 @@ export class InstagramPublisher extends NetworkPublisher {
       await this.awaitReady(target, account, containerId);
     }
     const container = containerId;
-    const sent = await this.sendOnce(
-      target,
-      async () => (await graph.instagram.publish(account.token, account.platformId, container)).id,
-      (sentAt) => this.adoptIfPublished(target, account, container, sentAt),
-    );
+    const send = () =>
+      this.sendOnce(
+        target,
+        async () => (await graph.instagram.publish(account.token, account.platformId, container)).id,
+        (sentAt) => this.adoptIfPublished(target, account, container, sentAt),
+      );
+    const sent = await send().catch(async (error: unknown) => {
+      if (checked || !(error instanceof GraphApiError) || error.kind !== 'media') throw error;
+      // Refused unasked: not ready yet (9007/2207027) is waited for and sent again; a container
+      // that failed is refused with Meta's reason; a ready one means the refusal was another.
+      await this.awaitReady(target, account, container);
+      if ((error.graph.subcode ?? 0) !== NOT_READY_SUBCODE) throw error;
+      return send();
+    });
     if ('adopted' in sent) return sent.adopted;
     return { platformPostId: sent.id, permalink: await graph.instagram.permalink(account.token, sent.id) };
   }
@@ -106,8 +120,7 @@ export class InstagramPublisher extends NetworkPublisher {
   ): Promise<void> {
     const { instagram } = this.tools.graph;
     const check = async () => readiness(await instagram.containerStatus(token, containerId), target);
-    const hasVideo = target.media.some((m) => m.mime.startsWith('video/'));
-    const ready = hasVideo ? await check() : await pollWithBackoff(check, IMAGE_POLL);
+    const ready = hasVideo(target) ? await check() : await pollWithBackoff(check, IMAGE_POLL);
     if (!ready) throw new StillProcessing(`container ${containerId}`);
   }
 
@@ -145,6 +158,11 @@ export class InstagramPublisher extends NetworkPublisher {
     };
   }
 }
+
+/** Meta's answer to a media_publish sent before the container finished processing. */
+const NOT_READY_SUBCODE = 2207027;
+
+const hasVideo = (target: ClaimedTarget) => target.media.some(isVideo);
 
 const itemOf = (item: SentItem) => (item.video ? { videoUrl: item.url } : { imageUrl: item.url });
 
