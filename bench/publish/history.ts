@@ -16,13 +16,7 @@ export async function seedHistory(
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const values = [
-      partnerId,
-      fixtures.map((f) => f.workspace),
-      fixtures.map((f) => f.ig.id),
-      fixtures.map((f) => f.page.id),
-      POSTS_PER_WORKSPACE,
-    ];
+    const workspaces = fixtures.map((f) => f.workspace);
     await client.query('BEGIN');
     await client.query(
       `INSERT INTO publishing.posts (id, partner_id, workspace_id, caption, media_ids, media, status,
@@ -30,10 +24,10 @@ export async function seedHistory(
        SELECT 'post_history_' || w.n || '_' || g, $1, w.workspace, 'History #' || g, '{}', '[]', 'published',
               w.at, 1, 0, 'bench', w.at, w.at
          FROM unnest($2::text[]) WITH ORDINALITY AS w0(workspace, n),
-              generate_series(1, $5::int) AS g,
+              generate_series(1, $3::int) AS g,
               LATERAL (SELECT w0.workspace, w0.n,
-                              now() - interval '2 days' - g * interval '90 days' / $5::int AS at) AS w`,
-      values,
+                              now() - interval '2 days' - g * interval '90 days' / $3::int AS at) AS w`,
+      [partnerId, workspaces, POSTS_PER_WORKSPACE],
     );
     await client.query(
       `INSERT INTO publishing.post_targets (post_id, account_id, position, network, username, status,
@@ -44,7 +38,7 @@ export async function seedHistory(
          JOIN unnest($2::text[], $3::text[], $4::text[]) AS w(workspace, ig, page) ON w.workspace = p.workspace_id
          CROSS JOIN LATERAL (VALUES (0, w.ig, 'photo_network'), (1, w.page, 'page_network')) AS t(position, account_id, network)
         WHERE p.partner_id = $1 AND p.id LIKE 'post_history_%'`,
-      values.slice(0, 4),
+      [partnerId, workspaces, fixtures.map((f) => f.ig.id), fixtures.map((f) => f.page.id)],
     );
     await client.query('COMMIT');
     await client.query('ANALYZE publishing.posts, publishing.post_targets');
