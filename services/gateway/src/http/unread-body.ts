@@ -8,6 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  */
 const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 const DRAIN_MAX_MS = 10_000;
+/** How long, and how much more, a connection that stops after its answer reads before it closes. */
+const LINGER_MAX_MS = 2_000;
+const LINGER_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * A refusal made before the body was read (over the size limit, a bad key, a broken form) is sent
@@ -37,9 +40,34 @@ export async function drainUnreadBody(request: FastifyRequest, reply: FastifyRep
     });
     if (!drained) {
       reply.header('connection', 'close');
+      lingerAfterAnswer(request);
       return;
     }
   }
   // Everything the client sent has been read: the connection can serve its next request.
   reply.removeHeader('connection');
+}
+
+/**
+ * Closing a socket with unread bytes resets the connection, and the reset can reach a client still
+ * writing before it has read the answer (seen under load: the client read nothing at all). So the
+ * answer goes out, the connection is half-closed, and what the client still sends is read and
+ * thrown away, within bounds, before the socket closes: a lingering close, as web servers do.
+ */
+function lingerAfterAnswer(request: FastifyRequest): void {
+  const { raw } = request;
+  const socket = raw.socket;
+  let bytes = 0;
+  const close = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const timer = setTimeout(close, LINGER_MAX_MS);
+  socket.once('close', () => clearTimeout(timer));
+  raw.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > LINGER_MAX_BYTES) close();
+  });
+  // Node destroys a socket once an answer marked `Connection: close` is written: end it instead.
+  socket.destroySoon = () => socket.end();
 }

@@ -190,8 +190,11 @@ export const CLAIMED_FIELDS: Fields<ClaimedRow> = {
      FROM media m WHERE m.id = ANY(p.media_ids))`,
   cover: `(SELECT json_build_object('id', m.id, 'mime', m.mime, 'storageKey', m.storage_key)
      FROM media m WHERE m.id = p.reel->'cover'->>'media')`,
-  publishedInWindow: `(SELECT count(*)::int FROM post_targets u
-    WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > j.window_start)`,
+  // Counted only where the daily limit is checked (see dailyLimitRefusal in publish-job.ts).
+  publishedInWindow: `CASE WHEN t.network = 'photo_network' AND t.container_id IS NULL
+    THEN (SELECT count(*)::int FROM post_targets u
+           WHERE u.account_id = t.account_id AND u.status = 'published' AND u.published_at > j.window_start)
+    ELSE 0 END`,
   waitingSince: 't.waiting_since',
 };
 
