@@ -7,6 +7,12 @@ import pg from 'pg';
  * Each service owns one Postgres schema. One pg pool per service serves both its Prisma client
  * (through the driver adapter) and the few raw-SQL paths (outbox relay, SKIP LOCKED claims, hot
  * reads with named prepared statements). `search_path` pins unqualified SQL to the schema.
+ *
+ * A named statement is planned once per connection (`plan_cache_mode`): only statements whose
+ * best plan does not depend on their values are named (a primary key, arrays of keys, a queue's
+ * index). Left to choose, Postgres planned the batch statements again on almost every call (their
+ * arrays' lengths vary), which cost as much CPU as running them. Prisma's statements are unnamed
+ * and planned for their values, as before.
  */
 export function createPool(
   databaseUrl: string,
@@ -17,7 +23,7 @@ export function createPool(
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max,
-    options: `-c search_path=${schema}`,
+    options: `-c search_path=${schema} -c plan_cache_mode=force_generic_plan`,
     connectionTimeoutMillis: 5_000,
   });
   // A client whose server went away (a Postgres restart: 57P01, "Connection terminated
