@@ -22,11 +22,10 @@ export async function seedHistory(
       `INSERT INTO publishing.posts (id, partner_id, workspace_id, caption, media_ids, media, status,
                                      published_at, attempts, unsettled, created_by, created_at, updated_at)
        SELECT 'post_history_' || w.n || '_' || g, $1, w.workspace, 'History #' || g, '{}', '[]', 'published',
-              w.at, 1, 0, 'bench', w.at, w.at
-         FROM unnest($2::text[]) WITH ORDINALITY AS w0(workspace, n),
+              t.at, 1, 0, 'bench', t.at, t.at
+         FROM unnest($2::text[]) WITH ORDINALITY AS w(workspace, n),
               generate_series(1, $3::int) AS g,
-              LATERAL (SELECT w0.workspace, w0.n,
-                              now() - interval '2 days' - g * interval '90 days' / $3::int AS at) AS w`,
+              LATERAL (SELECT now() - interval '2 days' - g * interval '90 days' / $3::int AS at) AS t`,
       [partnerId, workspaces, POSTS_PER_WORKSPACE],
     );
     await client.query(

@@ -61,6 +61,15 @@ async function streamedIds(): Promise<string[]> {
   }
 }
 
+describe('the service pool', () => {
+  // Guarantee: named statements (the relay's claim and mark among them) keep one plan per
+  // connection instead of being planned again on each call as their arrays' lengths vary.
+  it('plans named statements once per connection', async () => {
+    const { rows } = await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
+    expect(rows[0]?.plan_cache_mode).toBe('force_generic_plan');
+  });
+});
+
 describe('outbox rows', () => {
   // Guarantee: a job's row id is its job key, the same for every write of that attempt, so
   // JetStream drops a second publish of it (ids already in flight keep this exact form).

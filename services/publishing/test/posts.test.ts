@@ -273,6 +273,27 @@ describe('publishing', () => {
     expect(await published('ready later')).toHaveLength(1);
   });
 
+  // Guarantee: an image container that failed processing, published without asking first, fails
+  // its target with Meta's processing code and the media item (read from the container's status
+  // once media_publish is refused); nothing is published.
+  it('fails an image whose container failed processing with the code and the item', async () => {
+    const { workspace, ig } = await workspaceWithAccounts();
+    const media = await upload(workspace);
+    await stack.sandboxControl('POST', '/__sandbox/faults', {
+      path: `/${ig.platform_id}/media`,
+      processing_error: 2207026,
+    });
+    const post = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'failed processing',
+      media: [media],
+      targets: [ig.id],
+    });
+    expect(post.body.status).toBe('failed');
+    expect(post.body.targets[0].error).toMatch(new RegExp(`media item 1 \\(${media}\\).*2207026`));
+    expect(await published('failed processing')).toEqual([]);
+  });
+
   // Guarantee: a carousel refusal names the media item and gives the provider's reason.
   it('attributes a carousel refusal to its media item', async () => {
     const { workspace, ig } = await workspaceWithAccounts();
