@@ -40,7 +40,7 @@ export async function drainUnreadBody(request: FastifyRequest, reply: FastifyRep
     });
     if (!drained) {
       reply.header('connection', 'close');
-      lingerAfterAnswer(request);
+      lingerAfterAnswer(request, reply);
       return;
     }
   }
@@ -51,23 +51,23 @@ export async function drainUnreadBody(request: FastifyRequest, reply: FastifyRep
 /**
  * Closing a socket with unread bytes resets the connection, and the reset can reach a client still
  * writing before it has read the answer (seen under load: the client read nothing at all). So the
- * answer goes out, the connection is half-closed, and what the client still sends is read and
- * thrown away, within bounds, before the socket closes: a lingering close, as web servers do.
+ * answer goes out, the connection is half-closed, and what the client still sends once the answer
+ * is written is read and thrown away, within bounds, before the socket closes: a lingering close,
+ * as web servers do.
  */
-function lingerAfterAnswer(request: FastifyRequest): void {
+function lingerAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
   const { raw } = request;
   const socket = raw.socket;
-  let bytes = 0;
-  const close = () => {
-    clearTimeout(timer);
-    socket.destroy();
-  };
-  const timer = setTimeout(close, LINGER_MAX_MS);
+  const timer = setTimeout(() => socket.destroy(), LINGER_MAX_MS);
   socket.once('close', () => clearTimeout(timer));
-  raw.on('data', (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > LINGER_MAX_BYTES) close();
-  });
   // Node destroys a socket once an answer marked `Connection: close` is written: end it instead.
   socket.destroySoon = () => socket.end();
+  // Counted from the answer on: bytes that came before it must not close the socket unanswered.
+  reply.raw.once('finish', () => {
+    let bytes = 0;
+    raw.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > LINGER_MAX_BYTES) socket.destroy();
+    });
+  });
 }
