@@ -33,7 +33,7 @@
 //      for BENCH_VIDEO_PROCESSING_MS, then image posts right behind them: POST → published of
 //      each, how many Reels wait on processing at once (more than the slots: none holds one), and
 //      whether the images waited for them.
-// Then where a target's time goes, step by step, from publishing's own records. Prints the figures,
+// Then where a target's time goes, step by step, from the pipeline's own records. Prints the figures,
 // the ratios against the baselines, and MET/NOT MET against the targets; exits 1 only when the run
 // itself went wrong (refused POSTs, posts not published, a duplicate publish).
 //
@@ -156,6 +156,7 @@ async function prepare(profileDir: string | undefined) {
     ...started.at,
     ...postBodies(started.fixtures, mediaOf),
     publishingUrl: started.system.addressOf('publishing'),
+    gatewayMetricsUrl: `http://127.0.0.1:${started.system.instances.find((i) => i.name === 'gateway')?.env.OPS_PORT}/metrics`,
     partnerId: started.partner.partnerId,
     processes: processNames(started.system),
     gateway: gatewayClient(started.at.gatewayUrl, started.at.key),

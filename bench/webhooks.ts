@@ -51,8 +51,8 @@ async function prepareDatabase(): Promise<pg.Pool> {
     CREATE SCHEMA bench_outbox;
     CREATE TABLE bench_outbox.outbox (
       id text PRIMARY KEY, subject text NOT NULL, payload jsonb NOT NULL, request_id text,
-      created_at timestamptz(3) NOT NULL DEFAULT now(), published_at timestamptz(3));
-    CREATE INDEX ON bench_outbox.outbox (published_at, created_at);`);
+      created_at timestamptz(3) NOT NULL DEFAULT now());
+    CREATE INDEX ON bench_outbox.outbox (created_at, id);`);
   return pool;
 }
 

@@ -15,6 +15,8 @@ export interface RunContext {
   gatewayUrl: string;
   sandboxUrl: string;
   publishingUrl: string;
+  /** The gateway's ops `/metrics`. */
+  gatewayMetricsUrl: string;
   /** The partner's key and id. */
   key: string;
   partnerId: string;

@@ -1,8 +1,15 @@
 // The phases of bench:publish that load the pipeline: warm-up, throughput (1) and the target
 // load (1b).
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gatewayClient } from './clients.ts';
 import type { RunContext } from './context.ts';
-import { cpuBreakdown, cpuSnapshot, sampleDatabase, transactionsCommitted } from './machine.ts';
+import {
+  cpuBreakdown,
+  cpuSnapshot,
+  gatewayPostTimes,
+  sampleDatabase,
+  transactionsCommitted,
+} from './machine.ts';
 import {
   CONCURRENCY,
   POSTS,
@@ -156,14 +163,24 @@ export async function sustainedPhase(ctx: RunContext) {
     `▶ sustained: ${SUSTAINED_COUNT} posts at ${SUSTAINED_RATE}/s (${TARGETS.throughput} targets/s), open loop …`,
   );
   const cpuBefore = cpuSnapshot();
+  // The runner's own lateness: a POST it sends late counts against the service (latency runs from
+  // when the POST was due), so its event loop's delay is reported beside the latencies.
+  const runnerDelay = monitorEventLoopDelay({ resolution: 5 });
+  runnerDelay.enable();
+  const gatewayBefore = await gatewayPostTimes(ctx.gatewayMetricsUrl);
   const started = performance.now();
   const sent = await sendOpenLoop(ctx, started);
+  runnerDelay.disable();
+  const gatewayAfter = await gatewayPostTimes(ctx.gatewayMetricsUrl);
   await ctx.watcher.all(sent.ids, SETTLE_TIMEOUT_MS);
   const settled = sent.ids.map((id) => ctx.watcher.settled.get(id) ?? missing(id));
   const seconds = (Math.max(...settled.map((x) => x.at)) - started) / 1000;
   return {
     latencies: sent.latencies,
     failures: sent.failures,
+    runnerDelayP99Ms: runnerDelay.percentile(99) / 1e6,
+    gatewayWithin50:
+      (gatewayAfter.within50 - gatewayBefore.within50) / (gatewayAfter.count - gatewayBefore.count),
     cpu: cpuBreakdown(cpuBefore, cpuSnapshot(), seconds, ctx.processes),
     throughput: settled.reduce((n, x) => n + x.published, 0) / seconds,
     toSettled: sent.ids.map((id) => (ctx.watcher.settled.get(id)?.at ?? 0) - (sent.sent.get(id) ?? 0)),

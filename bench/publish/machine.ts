@@ -179,3 +179,26 @@ export async function transactionsCommitted(): Promise<number> {
     await client.end();
   }
 }
+
+/**
+ * The gateway's own count of `POST /v1/posts` answers and how many took 50 ms or less, from its
+ * `/metrics` histogram (arrival to answer, as the gateway sees it): set beside the latencies the
+ * runner measures, it tells the service's time from the runner's and the network's.
+ */
+export async function gatewayPostTimes(metricsUrl: string): Promise<{ count: number; within50: number }> {
+  const lines = (await (await fetch(metricsUrl)).text()).split('\n');
+  const value = (prefix: string, label = '') => {
+    const line = lines.find(
+      (l) =>
+        l.startsWith(prefix) &&
+        l.includes(label) &&
+        l.includes('method="POST"') &&
+        l.includes('route="/v1/posts"'),
+    );
+    return Number(line?.split(' ').pop() ?? 0);
+  };
+  return {
+    count: value('http_request_duration_seconds_count{'),
+    within50: value('http_request_duration_seconds_bucket{', 'le="0.05"'),
+  };
+}

@@ -53,6 +53,7 @@ function postLines({ throughput: t, sustained: s, alone }: Results): string[] {
   return [
     `POST /v1/posts at saturation (the throughput phase, ${CONCURRENCY} clients each sending its next POST on the last answer): p50 ${fmt(pct(t.latencies, 0.5))} ms, p99 ${fmt(postP99)} ms, max ${fmt(Math.max(...t.latencies))} ms`,
     `POST /v1/posts under the target load (${SUSTAINED_COUNT} posts sent at ${SUSTAINED_RATE}/s for ${SUSTAINED_SECONDS} s, open loop, from when each was due): p50 ${fmt(pct(s.latencies, 0.5))} ms, p99 ${fmt(pct(s.latencies, 0.99))} ms, max ${fmt(Math.max(...s.latencies))} ms; ${s.failures} refused`,
+    `  the same POSTs as the gateway timed them (arrival to answer): ${(s.gatewayWithin50 * 100).toFixed(1)}% within 50 ms; this runner's own event-loop delay meanwhile p99 ${fmt(s.runnerDelayP99Ms)} ms`,
     `  the pipeline meanwhile: ${s.throughput.toFixed(0)} targets/s published (first POST → last settlement); POST → post settled p50 ${fmt(pct(s.toSettled, 0.5))} ms, p99 ${fmt(pct(s.toSettled, 0.99))} ms; ${s.notPublished} posts not 'published'`,
     `  CPU meanwhile (% of one core; ${(s.cpu.machineBusy * 100).toFixed(0)}% of the machine's 2 cores busy): ${s.cpu.line}`,
     `  the same POST alone (one at a time, nothing else running, ${ALONE_POSTS}): p50 ${fmt(pct(alone.aloneLatencies, 0.5))} ms, p99 ${fmt(pct(alone.aloneLatencies, 0.99))} ms; of which publishing's CreatePost over gRPC alone: p50 ${fmt(pct(alone.grpcLatencies, 0.5))} ms, p99 ${fmt(pct(alone.grpcLatencies, 0.99))} ms`,
@@ -92,7 +93,7 @@ function breakdownLines(r: Results): string[] {
     ALONE_POSTS * 4 +
     (WAIT_POSTS - r.wait.waitNotPublished) * 2;
   return [
-    "where a target's time goes (from publishing's own records):",
+    "where a target's time goes (from the pipeline's own records):",
     '  throughput phase:',
     ...r.throughputSteps.map((l) => `    ${l}`),
     '  wait=true phase (one post at a time):',

@@ -6,25 +6,35 @@ import type { OutboxRow } from './outbox.ts';
 import { publishWithRequestColumn } from './trace-headers.ts';
 
 /**
- * How long published rows wait to be marked together with the rows of other commits. Nobody waits
- * on a mark (the rows are out already), and a relay pass comes at most every second.
+ * How long published rows wait to be deleted together with the rows of other commits. Nobody
+ * waits on the delete (the rows are out already), and a relay pass comes at most every second.
  */
-const MARK_BATCH_MS = 50;
+const DELETE_BATCH_MS = 50;
 
 /**
- * Publishes what services commit to their outbox (see outbox.ts): claims unpublished rows with
- * FOR UPDATE SKIP LOCKED (safe with N replicas), publishes each with `Nats-Msg-Id` = the row id (so
- * JetStream drops a re-publish after a crash), and marks them published in the same transaction.
- * If NATS is down the transaction rolls back and the rows wait: nothing is lost, nothing is
- * emitted for a rolled-back change.
+ * Rows younger than this are left out of the relay's periodic pass: the service that committed
+ * them is publishing them itself (publishCommitted), and a pass taking them too would send them
+ * twice and wait on the committer's delete. A kicked pass (after a commit, or after a direct
+ * publish failed) takes every row.
+ */
+const DIRECT_PUBLISH_GRACE_MS = 2_000;
+
+/**
+ * Publishes what services commit to their outbox (see outbox.ts): claims rows with FOR UPDATE SKIP
+ * LOCKED (safe with N replicas), publishes each with `Nats-Msg-Id` = the row id (so JetStream drops
+ * a re-publish after a crash), and deletes them in the same transaction. If NATS is down the
+ * transaction rolls back and the rows wait: nothing is lost, nothing is emitted for a rolled-back
+ * change. A row is deleted once out rather than marked: a mark was an update of an indexed column
+ * (a new row version and an entry in each index), and nothing reads a published row again.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private again = false;
+  /** The youngest rows a pass was asked for while one ran: another pass follows it. */
+  private pending: number | undefined;
   private stopped = false;
-  private readonly marks = new GroupCommit<string>((ids) => this.markPublished(ids), {
-    gatherMs: MARK_BATCH_MS,
+  private readonly deletes = new GroupCommit<string>((ids) => this.deletePublished(ids), {
+    gatherMs: DELETE_BATCH_MS,
   });
 
   constructor(
@@ -35,14 +45,13 @@ export class OutboxRelay {
       schema: string;
       batchSize?: number;
       pollMs?: number;
-      retentionHours?: number;
     },
   ) {}
 
   start(): void {
     const tick = () => {
       if (this.stopped) return;
-      this.kick();
+      this.pass(DIRECT_PUBLISH_GRACE_MS);
       this.timer = setTimeout(tick, this.options.pollMs ?? 1000);
     };
     tick();
@@ -50,23 +59,27 @@ export class OutboxRelay {
 
   /** Ask for a relay pass now (called after a commit that wrote events). */
   kick(): void {
+    this.pass(0);
+  }
+
+  /** A pass over the rows at least `minAgeMs` old, or another right after the one running. */
+  private pass(minAgeMs: number): void {
     if (this.running) {
-      this.again = true;
+      this.pending = Math.min(this.pending ?? minAgeMs, minAgeMs);
       return;
     }
-    this.running = this.drain().finally(() => {
+    this.running = this.drain(minAgeMs).finally(() => {
       this.running = undefined;
-      if (this.again && !this.stopped) {
-        this.again = false;
-        this.kick();
-      }
+      const next = this.pending;
+      this.pending = undefined;
+      if (next !== undefined && !this.stopped) this.pass(next);
     });
   }
 
   /**
    * Publishes rows the caller has just committed without waiting for a relay pass (one claim
-   * round trip less between a commit and its event), then marks them. A crash or a NATS failure
-   * in between leaves them unmarked for the next pass; a row sent by both is dropped by JetStream
+   * round trip less between a commit and its event), then deletes them. A crash or a NATS failure
+   * in between leaves them for the next pass; a row sent by both is dropped by JetStream
    * (same Nats-Msg-Id within the stream's duplicate window). Never throws: the pass is the fallback.
    */
   async publishCommitted(rows: OutboxRow[]): Promise<void> {
@@ -78,30 +91,29 @@ export class OutboxRelay {
       this.kick();
       return;
     }
-    await this.markSoon(rows.map((row) => row.id));
+    await this.deleteSoon(rows.map((row) => row.id));
   }
 
   /**
-   * Marks published rows, the rows of every commit published within the same few milliseconds in
-   * one UPDATE (under load, one statement per commit was a good part of a service's statements).
-   * Resolves once its rows are marked, or left for the relay (a failed mark only re-sends them).
+   * Deletes published rows, the rows of every commit published within the same few milliseconds
+   * in one statement (under load, one statement per commit was a good part of a service's
+   * statements). Resolves once its rows are gone, or left for the relay (a failed delete only
+   * re-sends them).
    */
-  private markSoon(ids: string[]): Promise<void> {
-    return this.marks.addAll(ids);
+  private deleteSoon(ids: string[]): Promise<void> {
+    return this.deletes.addAll(ids);
   }
 
-  private async markPublished(ids: string[]): Promise<void> {
+  private async deletePublished(ids: string[]): Promise<void> {
     const { schema } = this.options;
     await this.pool
       .query({
-        name: `outbox_mark_${schema}`,
-        // By primary key only: a condition on published_at would let the planner walk the
-        // (published_at, created_at) index through every row marked since the last vacuum.
-        text: `UPDATE "${schema}".outbox SET published_at = coalesce(published_at, now()) WHERE id = ANY($1)`,
+        name: `outbox_delete_${schema}`,
+        text: `DELETE FROM "${schema}".outbox WHERE id = ANY($1)`,
         values: [ids],
       })
       .catch((error: unknown) =>
-        this.logger.warn({ err: error }, 'marking published outbox rows failed; the relay re-sends them'),
+        this.logger.warn({ err: error }, 'deleting published outbox rows failed; the relay re-sends them'),
       );
   }
 
@@ -109,23 +121,25 @@ export class OutboxRelay {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
-    await this.marks.idle();
+    await this.deletes.idle();
   }
 
-  private async drain(): Promise<void> {
+  private async drain(minAgeMs: number): Promise<void> {
     try {
-      while ((await this.relayBatch()) === (this.options.batchSize ?? 100)) {}
+      while ((await this.relayBatch(minAgeMs)) === (this.options.batchSize ?? 100)) {}
     } catch (error) {
       this.logger.warn({ err: error }, 'outbox relay pass failed; will retry');
     }
   }
 
   /**
-   * Publishes one batch; returns how many rows it published. The rows are claimed and marked in
-   * one statement; if a publish fails the transaction rolls back and they wait for the next pass.
+   * Publishes one batch of the rows at least `minAgeMs` old, oldest first; returns how many rows it
+   * published. The rows are claimed and deleted in one statement; if a publish fails the
+   * transaction rolls back and they wait for the next pass. (The age is measured on the clock, not
+   * `now()`: a row committed after this transaction began is taken as well.)
    * Named statements (per schema, since a statement name lives on the connection) skip re-planning.
    */
-  async relayBatch(): Promise<number> {
+  async relayBatch(minAgeMs = 0): Promise<number> {
     const { schema, batchSize = 100 } = this.options;
     return transaction(this.pool, async (client) => {
       const { rows } = await client.query<{
@@ -135,11 +149,12 @@ export class OutboxRelay {
         requestId: string | null;
       }>({
         name: `outbox_claim_${schema}`,
-        text: `UPDATE "${schema}".outbox SET published_at = now()
-                WHERE id IN (SELECT id FROM "${schema}".outbox WHERE published_at IS NULL
+        text: `DELETE FROM "${schema}".outbox
+                WHERE id IN (SELECT id FROM "${schema}".outbox
+                              WHERE created_at <= clock_timestamp() - make_interval(secs => $2)
                               ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
             RETURNING id, subject, payload, request_id AS "requestId"`,
-        values: [batchSize],
+        values: [batchSize, minAgeMs / 1000],
       });
       await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.requestId)));
       return rows.length;
@@ -158,18 +173,8 @@ export class OutboxRelay {
   /** Rows committed and not yet published (a metric: the relay keeps up when it stays small). */
   async backlog(): Promise<number> {
     const { rows } = await this.pool.query<{ count: string }>(
-      `SELECT count(*) FROM "${this.options.schema}".outbox WHERE published_at IS NULL`,
+      `SELECT count(*) FROM "${this.options.schema}".outbox`,
     );
     return Number(rows[0]?.count ?? 0);
-  }
-
-  /** Deletes published rows past retention; idempotent, so any replica may run it. */
-  async purgePublished(): Promise<number> {
-    const hours = this.options.retentionHours ?? 24;
-    const result = await this.pool.query(
-      `DELETE FROM "${this.options.schema}".outbox WHERE published_at < now() - make_interval(hours => $1)`,
-      [hours],
-    );
-    return result.rowCount ?? 0;
   }
 }

@@ -48,8 +48,9 @@ async function commitEvents(count: number) {
   return events;
 }
 
+/** Rows still in the outbox: a row is deleted once it is out. */
 const unpublished = async (ids: string[]) =>
-  (await pool.query('SELECT id FROM outbox WHERE id = ANY($1) AND published_at IS NULL', [ids])).rowCount;
+  (await pool.query('SELECT id FROM outbox WHERE id = ANY($1)', [ids])).rowCount;
 
 async function streamedIds(): Promise<string[]> {
   const consumer = await bus.js.consumers.get(bus.subjects.streamName('events'));
@@ -62,7 +63,7 @@ async function streamedIds(): Promise<string[]> {
 }
 
 describe('the service pool', () => {
-  // Guarantee: named statements (the relay's claim and mark among them) keep one plan per
+  // Guarantee: named statements (the relay's claim and delete among them) keep one plan per
   // connection instead of being planned again on each call as their arrays' lengths vary.
   it('plans named statements once per connection', async () => {
     const { rows } = await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode');
@@ -80,9 +81,9 @@ describe('outbox rows', () => {
 });
 
 describe('OutboxRelay', () => {
-  // Guarantee: committed rows reach JetStream in batches, each once (Nats-Msg-Id = row id), and are
-  // marked published; a second pass finds nothing to send.
-  it('publishes committed rows once and marks them', async () => {
+  // Guarantee: committed rows reach JetStream in batches, each once (Nats-Msg-Id = row id), and
+  // leave the outbox; a second pass finds nothing to send.
+  it('publishes committed rows once and deletes them', async () => {
     const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA, batchSize: 4 });
     const events = await commitEvents(10);
     const ids = events.map((e) => e.id);
@@ -94,7 +95,7 @@ describe('OutboxRelay', () => {
   });
 
   // Guarantee: when NATS refuses a publish, the batch rolls back: its rows stay unpublished and go
-  // out on a later pass (nothing lost, nothing marked that was not sent).
+  // out on a later pass (nothing lost, nothing deleted that was not sent).
   it('keeps rows whose publish failed for the next pass', async () => {
     const events = await commitEvents(3);
     const ids = events.map((e) => e.id);
@@ -107,7 +108,7 @@ describe('OutboxRelay', () => {
     expect(await unpublished(ids)).toBe(0);
   });
 
-  // Guarantee: rows a service just committed go out at once and are marked; if NATS refuses, the
+  // Guarantee: rows a service just committed go out at once and are deleted; if NATS refuses, the
   // call does not fail the caller and the rows stay for the relay's next pass.
   it('publishes just-committed rows at once, leaving failures to the relay', async () => {
     const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
@@ -124,13 +125,24 @@ describe('OutboxRelay', () => {
     expect(await relay.relayBatch()).toBe(2);
   });
 
-  // Guarantee: rows of commits published at the same time are all marked, by one UPDATE rather
+  // Guarantee: the periodic pass leaves rows just committed to the service publishing them itself
+  // (no second send, no wait on its delete); rows past that age, or a kicked pass, take them.
+  it('leaves the youngest rows to the committer unless kicked', async () => {
+    const relay = new OutboxRelay(pool, bus, logger, { schema: SCHEMA });
+    const ids = (await commitEvents(2)).map((e) => e.id);
+    expect(await relay.relayBatch(60_000)).toBe(0);
+    expect(await unpublished(ids)).toBe(2);
+    expect(await relay.relayBatch(0)).toBe(2);
+    expect(await unpublished(ids)).toBe(0);
+  });
+
+  // Guarantee: rows of commits published at the same time are all deleted, by one DELETE rather
   // than one per commit (the statement count the batching exists for).
-  it('marks the rows of concurrent commits together', async () => {
-    const marks: unknown[] = [];
+  it('deletes the rows of concurrent commits together', async () => {
+    const deletes: unknown[] = [];
     const counting = Object.create(pool) as pg.Pool;
     counting.query = ((config: { name?: string }, ...rest: unknown[]) => {
-      if (config.name?.startsWith('outbox_mark_')) marks.push(config);
+      if (config.name?.startsWith('outbox_delete_')) deletes.push(config);
       return (pool.query as (...args: unknown[]) => unknown)(config, ...rest);
     }) as pg.Pool['query'];
     const relay = new OutboxRelay(counting, bus, logger, { schema: SCHEMA });
@@ -139,8 +151,8 @@ describe('OutboxRelay', () => {
     );
     await Promise.all(commits.map((rows) => relay.publishCommitted(rows)));
     expect(await unpublished(commits.flat().map((r) => r.id))).toBe(0);
-    // Fewer marks than commits (one, unless the publishes' answers came more than 10 ms apart).
-    expect(marks.length).toBeLessThan(commits.length);
+    // Fewer deletes than commits (one, unless the publishes' answers came more than 50 ms apart).
+    expect(deletes.length).toBeLessThan(commits.length);
     await relay.stop();
   });
 });

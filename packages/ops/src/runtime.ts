@@ -28,7 +28,6 @@ interface Step {
   run: () => unknown;
 }
 
-const HOUR_MS = 3_600_000;
 /** How long calls in flight may take to finish once the gRPC server stops taking new ones. */
 const GRPC_GRACE_MS = 10_000;
 
@@ -189,16 +188,12 @@ export class ServiceRuntime {
     return this;
   }
 
-  /**
-   * The relay of the outbox in `schema`: started now, its published rows purged hourly, stopped
-   * after work in flight.
-   */
+  /** The relay of the outbox in `schema`: started now, stopped after work in flight. */
   outbox(pool: SqlPool, bus: Bus, schema: string): OutboxRelay {
     const relay = new OutboxRelay(pool, bus, this.logger, { schema });
     relay.start();
     this.relay = relay;
     this.busMetrics.watchOutbox(relay);
-    this.every('purge published outbox rows', HOUR_MS, () => relay.purgePublished());
     return relay;
   }
 
