@@ -156,7 +156,8 @@ async function prepare(profileDir: string | undefined) {
     ...started.at,
     ...postBodies(started.fixtures, mediaOf),
     publishingUrl: started.system.addressOf('publishing'),
-    gatewayMetricsUrl: `http://127.0.0.1:${started.system.instances.find((i) => i.name === 'gateway')?.env.OPS_PORT}/metrics`,
+    gatewayMetricsUrl: metricsUrlOf(started.system, 'gateway'),
+    publishingMetricsUrl: metricsUrlOf(started.system, 'publishing'),
     partnerId: started.partner.partnerId,
     processes: processNames(started.system),
     gateway: gatewayClient(started.at.gatewayUrl, started.at.key),
@@ -164,6 +165,13 @@ async function prepare(profileDir: string | undefined) {
     direct: directCalls(graph, image.url),
   };
   return { ctx, image };
+}
+
+/** The ops `/metrics` of the process labelled `label`. */
+function metricsUrlOf(system: System, label: string): string {
+  const instance = system.instances.find((i) => i.label === label);
+  if (!instance) throw new Error(`no process labelled ${label}`);
+  return `http://127.0.0.1:${instance.env.OPS_PORT}/metrics`;
 }
 
 /** Nothing posted twice: the sandbox's log holds each (account, caption) once. */

@@ -15,8 +15,9 @@ export interface RunContext {
   gatewayUrl: string;
   sandboxUrl: string;
   publishingUrl: string;
-  /** The gateway's ops `/metrics`. */
+  /** The ops `/metrics` of the gateway and of publishing's API. */
   gatewayMetricsUrl: string;
+  publishingMetricsUrl: string;
   /** The partner's key and id. */
   key: string;
   partnerId: string;

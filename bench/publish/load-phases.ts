@@ -6,7 +6,8 @@ import type { RunContext } from './context.ts';
 import {
   cpuBreakdown,
   cpuSnapshot,
-  gatewayPostTimes,
+  histogramOf,
+  quantileBound,
   sampleDatabase,
   transactionsCommitted,
 } from './machine.ts';
@@ -167,11 +168,11 @@ export async function sustainedPhase(ctx: RunContext) {
   // when the POST was due), so its event loop's delay is reported beside the latencies.
   const runnerDelay = monitorEventLoopDelay({ resolution: 5 });
   runnerDelay.enable();
-  const gatewayBefore = await gatewayPostTimes(ctx.gatewayMetricsUrl);
+  const serverBefore = await serverPostTimes(ctx);
   const started = performance.now();
   const sent = await sendOpenLoop(ctx, started);
   runnerDelay.disable();
-  const gatewayAfter = await gatewayPostTimes(ctx.gatewayMetricsUrl);
+  const serverAfter = await serverPostTimes(ctx);
   await ctx.watcher.all(sent.ids, SETTLE_TIMEOUT_MS);
   const settled = sent.ids.map((id) => ctx.watcher.settled.get(id) ?? missing(id));
   const seconds = (Math.max(...settled.map((x) => x.at)) - started) / 1000;
@@ -179,8 +180,12 @@ export async function sustainedPhase(ctx: RunContext) {
     latencies: sent.latencies,
     failures: sent.failures,
     runnerDelayP99Ms: runnerDelay.percentile(99) / 1e6,
-    gatewayWithin50:
-      (gatewayAfter.within50 - gatewayBefore.within50) / (gatewayAfter.count - gatewayBefore.count),
+    server: {
+      gatewayP50: quantileBound(serverBefore.gateway, serverAfter.gateway, 0.5),
+      gatewayP99: quantileBound(serverBefore.gateway, serverAfter.gateway, 0.99),
+      createPostP50: quantileBound(serverBefore.createPost, serverAfter.createPost, 0.5),
+      createPostP99: quantileBound(serverBefore.createPost, serverAfter.createPost, 0.99),
+    },
     cpu: cpuBreakdown(cpuBefore, cpuSnapshot(), seconds, ctx.processes),
     throughput: settled.reduce((n, x) => n + x.published, 0) / seconds,
     toSettled: sent.ids.map((id) => (ctx.watcher.settled.get(id)?.at ?? 0) - (sent.sent.get(id) ?? 0)),
@@ -189,3 +194,15 @@ export async function sustainedPhase(ctx: RunContext) {
 }
 
 export type Sustained = Awaited<ReturnType<typeof sustainedPhase>>;
+
+/** The POSTs as the services time them: the gateway (arrival to answer) and publishing's CreatePost. */
+async function serverPostTimes(ctx: RunContext) {
+  const [gateway, createPost] = await Promise.all([
+    histogramOf(ctx.gatewayMetricsUrl, 'http_request_duration_seconds', [
+      'method="POST"',
+      'route="/v1/posts"',
+    ]),
+    histogramOf(ctx.publishingMetricsUrl, 'grpc_server_handling_seconds', ['/CreatePost"']),
+  ]);
+  return { gateway, createPost };
+}

@@ -68,6 +68,8 @@ export function cpuBreakdown(
     foreign,
     line: parts.join(', '),
     systemMs: (systemTicks / TICKS_PER_S) * 1000,
+    /** CPU milliseconds of one process (by its label) in the window. */
+    msOf: (name: string) => ((byName.get(name) ?? 0) / TICKS_PER_S) * 1000,
   };
 }
 
@@ -180,25 +182,28 @@ export async function transactionsCommitted(): Promise<number> {
   }
 }
 
+/** A latency histogram's cumulative buckets (upper bound in seconds → count), read off `/metrics`. */
+export type Buckets = Map<number, number>;
+
+/** The buckets of `metric` (a histogram) on the series whose labels include every one of `labels`. */
+export async function histogramOf(metricsUrl: string, metric: string, labels: string[]): Promise<Buckets> {
+  const buckets: Buckets = new Map();
+  for (const line of (await (await fetch(metricsUrl)).text()).split('\n')) {
+    if (!line.startsWith(`${metric}_bucket{`) || !labels.every((l) => line.includes(l))) continue;
+    const le = /le="([^"]+)"/.exec(line)?.[1] ?? '';
+    buckets.set(le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le), Number(line.split(' ').pop()));
+  }
+  return buckets;
+}
+
 /**
- * The gateway's own count of `POST /v1/posts` answers and how many took 50 ms or less, from its
- * `/metrics` histogram (arrival to answer, as the gateway sees it): set beside the latencies the
- * runner measures, it tells the service's time from the runner's and the network's.
+ * The upper bound (ms) of the bucket holding quantile `q` of what was observed between two
+ * readings of a histogram: the service's own view of its latency, to set beside the client's.
  */
-export async function gatewayPostTimes(metricsUrl: string): Promise<{ count: number; within50: number }> {
-  const lines = (await (await fetch(metricsUrl)).text()).split('\n');
-  const value = (prefix: string, label = '') => {
-    const line = lines.find(
-      (l) =>
-        l.startsWith(prefix) &&
-        l.includes(label) &&
-        l.includes('method="POST"') &&
-        l.includes('route="/v1/posts"'),
-    );
-    return Number(line?.split(' ').pop() ?? 0);
-  };
-  return {
-    count: value('http_request_duration_seconds_count{'),
-    within50: value('http_request_duration_seconds_bucket{', 'le="0.05"'),
-  };
+export function quantileBound(before: Buckets, after: Buckets, q: number): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const count = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
+  const total = count(Number.POSITIVE_INFINITY);
+  const bound = bounds.find((le) => count(le) >= q * total) ?? Number.POSITIVE_INFINITY;
+  return bound * 1000;
 }

@@ -53,7 +53,7 @@ function postLines({ throughput: t, sustained: s, alone }: Results): string[] {
   return [
     `POST /v1/posts at saturation (the throughput phase, ${CONCURRENCY} clients each sending its next POST on the last answer): p50 ${fmt(pct(t.latencies, 0.5))} ms, p99 ${fmt(postP99)} ms, max ${fmt(Math.max(...t.latencies))} ms`,
     `POST /v1/posts under the target load (${SUSTAINED_COUNT} posts sent at ${SUSTAINED_RATE}/s for ${SUSTAINED_SECONDS} s, open loop, from when each was due): p50 ${fmt(pct(s.latencies, 0.5))} ms, p99 ${fmt(pct(s.latencies, 0.99))} ms, max ${fmt(Math.max(...s.latencies))} ms; ${s.failures} refused`,
-    `  the same POSTs as the gateway timed them (arrival to answer): ${(s.gatewayWithin50 * 100).toFixed(1)}% within 50 ms; this runner's own event-loop delay meanwhile p99 ${fmt(s.runnerDelayP99Ms)} ms`,
+    `  the same POSTs as the services timed them (their histograms' bucket bounds): gateway p50 ≤ ${s.server.gatewayP50} ms, p99 ≤ ${s.server.gatewayP99} ms; publishing's CreatePost p50 ≤ ${s.server.createPostP50} ms, p99 ≤ ${s.server.createPostP99} ms; this runner's own event-loop delay p99 ${fmt(s.runnerDelayP99Ms)} ms`,
     `  the pipeline meanwhile: ${s.throughput.toFixed(0)} targets/s published (first POST → last settlement); POST → post settled p50 ${fmt(pct(s.toSettled, 0.5))} ms, p99 ${fmt(pct(s.toSettled, 0.99))} ms; ${s.notPublished} posts not 'published'`,
     `  CPU meanwhile (% of one core; ${(s.cpu.machineBusy * 100).toFixed(0)}% of the machine's 2 cores busy): ${s.cpu.line}`,
     `  the same POST alone (one at a time, nothing else running, ${ALONE_POSTS}): p50 ${fmt(pct(alone.aloneLatencies, 0.5))} ms, p99 ${fmt(pct(alone.aloneLatencies, 0.99))} ms; of which publishing's CreatePost over gRPC alone: p50 ${fmt(pct(alone.grpcLatencies, 0.5))} ms, p99 ${fmt(pct(alone.grpcLatencies, 0.99))} ms`,
@@ -69,6 +69,7 @@ function waitLines({ wait: w, downloads: d }: Results): string[] {
     `  sandbox's own time for the same 2 targets (direct, in parallel): p50 ${fmt(ownP50)} ms, p99 ${fmt(pct(w.sandboxLatencies, 0.99))} ms → wait=true / sandbox ${(waitP50 / ownP50).toFixed(2)}×`,
     `  overhead (wait=true − sandbox, per pair): p50 ${fmt(pct(w.overheads, 0.5))} ms, p99 ${fmt(pct(w.overheads, 0.99))} ms`,
     `  the image download the sandbox makes per target, one at a time: signed gateway URL p50 ${fmt(pct(d.productDownloads, 0.5))} ms, p99 ${fmt(pct(d.productDownloads, 0.99))} ms; the same bytes from a bare server p50 ${fmt(pct(d.bareDownloads, 0.5))} ms`,
+    `  CPU per signed download (${CONCURRENCY} at a time): ${d.cpu.perDownloadMs.toFixed(2)} ms in all (gateway ${d.cpu.gatewayMs.toFixed(2)}, publishing ${d.cpu.publishingMs.toFixed(2)})`,
   ];
 }
 

@@ -2,9 +2,11 @@
 // ceiling (2), POST alone (3), wait=true (4) and the image download (5).
 import { createClient, PublishingService } from '@svc/contracts';
 import type { RunContext } from './context.ts';
+import { cpuBreakdown, cpuSnapshot } from './machine.ts';
 import {
   ALONE_POSTS,
   CEILING_POSTS,
+  CONCURRENCY,
   pool,
   run,
   say,
@@ -120,7 +122,28 @@ export async function downloadPhase(ctx: RunContext, bareUrl: string) {
     productDownloads.push(await download(signedUrls[i % signedUrls.length] ?? ''));
     bareDownloads.push(await download(bareUrl));
   }
-  return { productDownloads, bareDownloads };
+  return { productDownloads, bareDownloads, cpu: await downloadCpu(ctx, signedUrls, download) };
+}
+
+/** Signed downloads this phase sends, as many in flight as the throughput phase has POST clients. */
+const CPU_DOWNLOADS = 2_000;
+
+/**
+ * What one signed download costs the system in CPU (gateway → publishing's file stream), under
+ * load: each target's container or photo makes Meta fetch one.
+ */
+async function downloadCpu(ctx: RunContext, urls: string[], download: (url: string) => Promise<number>) {
+  const before = cpuSnapshot();
+  const started = performance.now();
+  await pool(CPU_DOWNLOADS, CONCURRENCY, async (i) => {
+    await download(urls[i % urls.length] ?? '');
+  });
+  const cpu = cpuBreakdown(before, cpuSnapshot(), (performance.now() - started) / 1000, ctx.processes);
+  return {
+    perDownloadMs: cpu.systemMs / CPU_DOWNLOADS,
+    gatewayMs: cpu.msOf('gateway') / CPU_DOWNLOADS,
+    publishingMs: cpu.msOf('publishing') / CPU_DOWNLOADS,
+  };
 }
 
 async function warmUpMediaUrls(sandboxUrl: string): Promise<string[]> {
