@@ -31,6 +31,7 @@ import { clientKey, trustProxyOption } from './http/client-address.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
+import { SharedFileReads } from './http/media-file-reads.ts';
 import { mediaFileRoutes } from './http/media-files.ts';
 import type { HttpMetrics } from './http/metrics.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
@@ -215,7 +216,7 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
     }),
   );
   // Signed media URLs the networks fetch (outside /v1: the token is the credential).
-  app.register(mediaFileRoutes(clients.publishing));
+  app.register(mediaFileRoutes(clients.publishing, new SharedFileReads(config.MEDIA_WHOLE_READ_BYTES)));
   // Resumable uploads (tus): raw bodies, HEAD and OPTIONS are outside what an operation declares.
   app.register(
     tusRoutes(clients.publishing, {

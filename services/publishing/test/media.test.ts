@@ -107,6 +107,20 @@ const errorOf = async (res: Response) =>
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string[]);
 
+/** Files publishing has streamed to the gateway so far (its ReadMediaFile calls, from its /metrics). */
+async function fileReads(): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${stack.publishing.opsPort}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('grpc_server_handled_total{') &&
+        l.includes('/ReadMediaFile"') &&
+        l.includes('code="OK"'),
+    );
+  return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0);
+}
+
 /** The media files of this stack's publishing service, as its publish jobs offer them to the networks. */
 function mediaFiles(now = () => new Date()) {
   const env = { APP_ENV: 'development', PUBLIC_BASE_URL: stack.gateway.url };
@@ -368,6 +382,32 @@ describe('signed file URLs', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('cache-control')).toMatch(/^private, max-age=(3[0-5]\d\d|3600)$/);
     expect(Buffer.from(await res.arrayBuffer()).equals(images.webp)).toBe(true);
+  });
+
+  // Guarantee: fetches of one signed URL that arrive together (the networks of one post) are
+  // answered from one read of the file, each with its exact bytes and headers; a fetch after them
+  // reads the file again.
+  it('reads a file once for the fetches of its URL that arrive together', async () => {
+    const { id } = (await upload(images.webp)).body;
+    const url = await mediaFiles().publishableUrl(await mediaRow(id), 'page_network');
+    const before = await fileReads();
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const res = await fetch(url);
+        return { res, body: Buffer.from(await res.arrayBuffer()) };
+      }),
+    );
+    for (const { res, body } of answers) {
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('image/webp');
+      expect(res.headers.get('content-length')).toBe(String(images.webp.length));
+      expect(body.equals(images.webp)).toBe(true);
+    }
+    const reads = (await fileReads()) - before;
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThan(answers.length);
+    await fetch(url);
+    expect(await fileReads()).toBe(before + reads + 1);
   });
 
   // Guarantee: a PNG for the photo network is served as a JPEG of the same dimensions; the page network gets the PNG.

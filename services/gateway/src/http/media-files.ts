@@ -3,6 +3,7 @@ import type { ReadMediaFileResponse } from '@svc/contracts';
 import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PublishingClient } from '../clients.ts';
+import type { SharedFileReads, WholeFile } from './media-file-reads.ts';
 
 /**
  * How long one file may take to reach its fetcher: the stream from publishing holds a file open
@@ -21,40 +22,77 @@ interface FileHead {
 /**
  * The bytes behind a signed media URL, for the networks to fetch (no API key: the token is the
  * credential, and a forged or expired one is a 404). Browsers are told not to sniff, and caches
- * to keep the file no longer than the URL is valid. The file arrives from publishing in chunks
- * and is passed on as they come, with its length announced: no whole file is held here.
+ * to keep the file no longer than the URL is valid. A large file arrives from publishing in chunks
+ * and is passed on as they come, with its length announced: no whole file is held here. A small
+ * one fetched whole is read whole first, and shared with the fetches of the same URL that arrive
+ * meanwhile (see media-file-reads.ts).
  *
  * Ranges (Meta fetches video in parts): one `Range: bytes=a-b`, `a-` or `-n` answers 206 with
  * Content-Range; a range that starts past the end answers 416 with a Content-Range of the size;
  * several ranges, or a header we cannot read, get the whole file (200), as HTTP allows.
  */
-export function mediaFileRoutes(publishing: PublishingClient) {
+export function mediaFileRoutes(publishing: PublishingClient, reads: SharedFileReads) {
   return async (scope: FastifyInstance) => {
     // HEAD is its own route: Fastify's derived one would read the whole file to discard it.
     scope.get('/media-files/:token', { exposeHeadRoute: false }, (request, reply) =>
-      serveFile(publishing, request, reply),
+      serveFile(publishing, reads, request, reply),
     );
-    scope.head('/media-files/:token', (request, reply) => serveFile(publishing, request, reply));
+    scope.head('/media-files/:token', (request, reply) => serveFile(publishing, reads, request, reply));
   };
 }
 
-async function serveFile(publishing: PublishingClient, request: FastifyRequest, reply: FastifyReply) {
+async function serveFile(
+  publishing: PublishingClient,
+  reads: SharedFileReads,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const { token } = request.params as { token: string };
   if (!/^[A-Za-z0-9._-]{1,100}$/.test(token)) throw errors.notFound('media file');
   // HEAD (a fetcher checking the size first) asks for no bytes at all.
   const headOnly = request.method === 'HEAD';
   const range = headOnly ? null : parseRange(request.headers.range);
-  const part = headOnly ? { offset: 0n, length: 0n } : range;
-  const stream = publishing.readMediaFile({ token, ...(part ?? {}) }, { deadlineMs: MEDIA_FILE_DEADLINE_MS });
-  const messages = stream[Symbol.asyncIterator]();
-  // A bad token fails here, before anything is answered: a 404 in the error envelope.
-  const head = await fileHead(messages);
-  const remaining = Math.floor((Date.parse(head.expiresAt) - Date.now()) / 1000);
-  const maxAge = Math.max(0, Math.min(remaining, 3600));
-  reply
-    .header('Accept-Ranges', 'bytes')
-    .header('Cache-Control', `private, max-age=${maxAge}`)
-    .header('X-Content-Type-Options', 'nosniff');
+  const wholeGet = !headOnly && !range;
+  if (wholeGet) {
+    const shared = await reads.inFlight(token);
+    if (shared) return sendWhole(reply, shared);
+  }
+  // Settled on every path below: the fetches waiting on this read get the file or read it themselves.
+  const settle = wholeGet ? reads.start(token) : undefined;
+  try {
+    const part = headOnly ? { offset: 0n, length: 0n } : range;
+    const stream = publishing.readMediaFile(
+      { token, ...(part ?? {}) },
+      { deadlineMs: MEDIA_FILE_DEADLINE_MS },
+    );
+    const messages = stream[Symbol.asyncIterator]();
+    // A bad token fails here, before anything is answered: a 404 in the error envelope.
+    const head = await fileHead(messages);
+    if (settle && reads.reserve(head.length)) {
+      try {
+        const file = { ...head, bytes: Buffer.concat(await collect(fileBytes(messages, head.length))) };
+        settle(file);
+        return await sendWhole(reply, file);
+      } finally {
+        reads.release(head.length);
+      }
+    }
+    settle?.(undefined);
+    return await streamed(reply, messages, head, { range, headOnly });
+  } catch (error) {
+    settle?.(undefined);
+    throw error;
+  }
+}
+
+/** The file (or the range asked) as publishing streams it: 200, 206, 416, or HEAD's headers. */
+function streamed(
+  reply: FastifyReply,
+  messages: FileMessages,
+  head: FileHead,
+  { range, headOnly }: { range: ByteRangeRequest | null; headOnly: boolean },
+) {
+  fileHeaders(reply, head.expiresAt);
   if (headOnly) return whole(reply, messages, head);
   if (range && head.length === 0) return unsatisfiable(reply, messages, head);
   if (range)
@@ -67,6 +105,33 @@ async function serveFile(publishing: PublishingClient, request: FastifyRequest, 
     .header('Content-Length', String(head.length))
     .header('Content-Disposition', 'inline')
     .send(Readable.from(fileBytes(messages, head.length)));
+}
+
+/** A file read whole: the same answer as streamed. */
+function sendWhole(reply: FastifyReply, file: WholeFile) {
+  fileHeaders(reply, file.expiresAt);
+  return reply
+    .code(200)
+    .header('Content-Type', file.mime)
+    .header('Content-Length', String(file.size))
+    .header('Content-Disposition', 'inline')
+    .send(file.bytes);
+}
+
+/** What every answer with the file says: ranges served, not sniffed, cached no longer than the URL is valid. */
+function fileHeaders(reply: FastifyReply, expiresAt: string): void {
+  const remaining = Math.floor((Date.parse(expiresAt) - Date.now()) / 1000);
+  const maxAge = Math.max(0, Math.min(remaining, 3600));
+  reply
+    .header('Accept-Ranges', 'bytes')
+    .header('Cache-Control', `private, max-age=${maxAge}`)
+    .header('X-Content-Type-Options', 'nosniff');
+}
+
+async function collect(chunks: AsyncIterable<Buffer>): Promise<Buffer[]> {
+  const all: Buffer[] = [];
+  for await (const chunk of chunks) all.push(chunk);
+  return all;
 }
 
 type FileMessages = AsyncIterator<ReadMediaFileResponse>;

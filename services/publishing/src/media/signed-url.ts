@@ -8,6 +8,10 @@ import type { PublishingConfig } from '../config.ts';
  * verified by recomputing the MAC, and a forged, altered or expired token simply finds nothing.
  *
  * Token: `<media id>.<variant>.<expiry, unix seconds, base36>.<MAC, base64url>`.
+ *
+ * The expiry is the TTL from now rounded up to the minute, so the URLs of one media made within
+ * the same minute are the same URL: a post to several accounts has each network fetch one URL,
+ * and the gateway reads the file once for the fetches that arrive together (media-file-reads.ts).
  */
 export const MEDIA_VARIANTS = ['original', 'jpeg'] as const;
 export type MediaVariant = (typeof MEDIA_VARIANTS)[number];
@@ -19,6 +23,9 @@ export interface VerifiedToken {
   variant: MediaVariant;
   expiresAt: Date;
 }
+
+/** Expiries are whole minutes: every URL of a media and variant made within a minute is the same. */
+const EXPIRY_STEP_S = 60;
 
 const TOKEN_PATTERN = /^(med_[0-9A-Za-z]{25})\.([a-z]+)\.([0-9a-z]{1,10})\.([A-Za-z0-9_-]{43})$/;
 
@@ -32,7 +39,8 @@ export function mediaUrl(
 }
 
 export function signMediaToken(config: UrlConfig, mediaId: string, variant: MediaVariant, now: Date): string {
-  const expires = Math.floor(now.getTime() / 1000) + config.MEDIA_URL_TTL_SECONDS;
+  const expires =
+    Math.ceil((now.getTime() / 1000 + config.MEDIA_URL_TTL_SECONDS) / EXPIRY_STEP_S) * EXPIRY_STEP_S;
   const payload = `${mediaId}.${variant}.${expires.toString(36)}`;
   return `${payload}.${mac(config.MEDIA_URL_SECRET, payload)}`;
 }
