@@ -279,7 +279,9 @@ describe('publishing', () => {
   it('fails an image whose container failed processing with the code and the item', async () => {
     const { workspace, ig } = await workspaceWithAccounts();
     const media = await upload(workspace);
+    // POST only: a read of the account's media (an import, an adoption lookup) must not take the fault.
     await stack.sandboxControl('POST', '/__sandbox/faults', {
+      method: 'POST',
       path: `/${ig.platform_id}/media`,
       processing_error: 2207026,
     });

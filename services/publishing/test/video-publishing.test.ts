@@ -335,7 +335,9 @@ describe('Reels, Stories and videos (issue 28)', () => {
     async (code) => {
       const ws = await workspace(`Failing${code}`);
       const video = await uploadVideo(ws, 'reel-h264-aac.mp4');
+      // POST only: a read of the account's media (an import, an adoption lookup) must not take the fault.
       await stack.sandboxControl('POST', '/__sandbox/faults', {
+        method: 'POST',
         path: `/${ws.ig.platform_id}/media`,
         processing_error: code,
       });
