@@ -136,7 +136,8 @@ export class OutboxRelay {
    * Publishes one batch of the rows at least `minAgeMs` old, oldest first; returns how many rows it
    * published. The rows are claimed and deleted in one statement; if a publish fails the
    * transaction rolls back and they wait for the next pass. (The age is measured on the clock, not
-   * `now()`: a row committed after this transaction began is taken as well.)
+   * `now()`, so a row committed after this transaction began is taken as well; and 0 takes every
+   * row, `created_at` being stored to the millisecond, rounded, possibly ahead of the clock.)
    * Named statements (per schema, since a statement name lives on the connection) skip re-planning.
    */
   async relayBatch(minAgeMs = 0): Promise<number> {
@@ -151,7 +152,7 @@ export class OutboxRelay {
         name: `outbox_claim_${schema}`,
         text: `DELETE FROM "${schema}".outbox
                 WHERE id IN (SELECT id FROM "${schema}".outbox
-                              WHERE created_at <= clock_timestamp() - make_interval(secs => $2)
+                              WHERE $2 = 0 OR created_at <= clock_timestamp() - make_interval(secs => $2)
                               ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
             RETURNING id, subject, payload, request_id AS "requestId"`,
         values: [batchSize, minAgeMs / 1000],
