@@ -48,6 +48,7 @@ async function dm(person: string): Promise<string> {
     `/__sandbox/instagram/${igId}/messages`,
     { from: { username: person, name: person }, text: `hello from ${person}` },
   );
+  // A fixture step, not the guarantee: a CI machine running files side by side may take longer.
   return eventually(() => {
     const event = recorder
       .ofType('message.received')
@@ -57,7 +58,7 @@ async function dm(person: string): Promise<string> {
           sent.message_id,
       );
     return (event?.data as { conversation: { id: string } } | undefined)?.conversation.id;
-  });
+  }, 60_000);
 }
 
 const list = async (query: string): Promise<{ status: number; body: Page }> =>
@@ -69,7 +70,7 @@ describe('conversation lists by cursor', () => {
     // Seven conversations, p6 the latest.
     people = [];
     for (let i = 0; i < 7; i++) people.push(await dm(`pager_${i}`));
-  });
+  }, 180_000);
 
   // Guarantee: walking by next_cursor while conversations get new activity lists every
   // conversation whose activity did not change exactly once, never lists one twice (one already
