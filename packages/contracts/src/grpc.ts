@@ -186,6 +186,8 @@ export function createClient<S extends GenService<GenServiceMethods>>(
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // No channelz service is served, so its per-call bookkeeping would have no reader.
+    'grpc.enable_channelz': 0,
     // A `dns:///name:port` target resolving to several pods (a headless Service) gets calls spread
     // over all of them. A plain address (pnpm start, tests) keeps pick_first: a call to a peer
     // that restarted reconnects at once, where round_robin fails calls until its next retry.

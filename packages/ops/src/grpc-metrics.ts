@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { CallMetrics } from './call-metrics.ts';
 
 /** One finished gRPC call as the server saw it: `Package.Service/Method` and the status name. */
 export interface GrpcCall {
@@ -25,8 +26,7 @@ export function grpcServerMetrics(registry: Registry): (call: GrpcCall) => void 
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
-  return ({ method, code, seconds }) => {
-    handled.inc({ method, code });
-    duration.observe({ method }, seconds);
-  };
+  const calls = new CallMetrics(handled, duration);
+  return ({ method, code, seconds }) =>
+    calls.observe(`${method} ${code}`, () => ({ counted: { method, code }, timed: { method } }), seconds);
 }

@@ -2,10 +2,15 @@ import { grpc } from '@svc/contracts';
 
 /** A grpc-js server; `maxMessageBytes` raises its 4 MiB limit for a service whose messages carry files. */
 export function newGrpcServer(maxMessageBytes?: number): grpc.Server {
-  if (!maxMessageBytes) return new grpc.Server();
   return new grpc.Server({
-    'grpc.max_receive_message_length': maxMessageBytes,
-    'grpc.max_send_message_length': maxMessageBytes,
+    // No channelz service is served, so its per-call bookkeeping would have no reader.
+    'grpc.enable_channelz': 0,
+    ...(maxMessageBytes
+      ? {
+          'grpc.max_receive_message_length': maxMessageBytes,
+          'grpc.max_send_message_length': maxMessageBytes,
+        }
+      : {}),
   });
 }
 

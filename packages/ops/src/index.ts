@@ -25,6 +25,7 @@ export async function runService<Config extends { LOG_LEVEL: string }>(
     });
   }
 }
+export { CallMetrics } from './call-metrics.ts';
 export { ConcurrencySlots, type SlotBounds } from './concurrency-slots.ts';
 export { serviceNodeFlags } from './node-flags.ts';
 export { type Supervised, Supervisor } from './supervisor.ts';

@@ -75,6 +75,9 @@ export function buildGateway(deps: GatewayDeps): FastifyInstance {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Our onResponse hook writes one line per request (key id, route, status, duration).
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is the service's logger: each line already names its request (request_id, from
+    // the request's async context), so a child logger per request would only repeat it.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Uploads get the longer allowance; every other request is held to REQUEST_TIMEOUT_MS below.
     requestTimeout: Math.max(config.REQUEST_TIMEOUT_MS, config.UPLOAD_TIMEOUT_MS),

@@ -115,7 +115,7 @@ export function identityHandlers(
     },
     async getWorkspace(req) {
       const workspace = await readWorkspace(pool, req.partnerId, req.workspaceId);
-      return { workspace: toWorkspaceMessage(workspace), workspaceJson: workspaceJson(workspace) };
+      return { workspaceJson: workspaceJson(workspace) };
     },
     async describeWorkspace(req) {
       const { workspace, partnerSlug } = await describeWorkspace(pool, req.workspaceId);

@@ -4,6 +4,7 @@ import { uniquePrefix } from '@svc/testing';
 import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartner } from '../src/admin/partners.ts';
+import { viewOfWorkspace } from '../src/workspace-view.ts';
 import { describeWorkspace, readWorkspace } from '../src/workspaces.ts';
 
 /**
@@ -87,8 +88,9 @@ describe('DescribeWorkspace', () => {
       expect(described.workspace).toStrictEqual(prisma);
       expect(await readWorkspace(service.pool, partner.id, workspace.id)).toStrictEqual(prisma);
       const overGrpc = await client.describeWorkspace({ workspaceId: workspace.id });
+      expect(overGrpc.workspace).toEqual(workspace);
       const viaGet = await client.getWorkspace({ partnerId: partner.id, workspaceId: workspace.id });
-      expect(overGrpc.workspace).toEqual(viaGet.workspace);
+      expect(JSON.parse(viaGet.workspaceJson)).toEqual(viewOfWorkspace(described.workspace));
     }
   });
 });

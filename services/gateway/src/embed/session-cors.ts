@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import type { IdentityClient } from '../clients.ts';
 
 /**
@@ -23,14 +23,26 @@ export function allowSessionLookupFromHosts(app: FastifyInstance, identity: Iden
     reply.header('Vary', 'Origin');
     return reply.code(204).send();
   });
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.routeOptions.url !== SESSION_PATH || request.method !== 'GET') return payload;
+  // On that one route only: an async onSend hook on every route costs each request a promise.
+  app.addHook('onRoute', (route) => {
+    if (route.url !== SESSION_PATH || route.method !== 'GET') return;
+    route.onSend = [...toArray(route.onSend), allowReadingFromSessionOrigin(identity)];
+  });
+}
+
+function toArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+function allowReadingFromSessionOrigin(identity: IdentityClient): onSendHookHandler {
+  return async (request, reply, payload) => {
     reply.header('Vary', 'Origin');
     const origin = request.headers.origin;
     if (origin && (await readableFrom(request, reply, origin, identity)))
       reply.header('Access-Control-Allow-Origin', origin);
     return payload;
-  });
+  };
 }
 
 async function readableFrom(

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from '@svc/ops';
+import { CallMetrics, Counter, Histogram, type Registry } from '@svc/ops';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -7,43 +7,33 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * `unmatched` for a path no route serves, so a client cannot add series by varying the URL.
  */
 export class HttpMetrics {
-  private readonly requests: Counter;
-  private readonly duration: Histogram;
-  /**
-   * The series of each method, route and status met so far, so a request does not hash its labels
-   * again (bounded: routes are templates, statuses a few dozen).
-   */
-  private readonly series = new Map<string, { count: () => void; time: (seconds: number) => void }>();
+  private readonly calls: CallMetrics<'method' | 'route' | 'status', 'method' | 'route'>;
 
   constructor(registry: Registry) {
-    this.requests = new Counter({
+    const requests = new Counter({
       name: 'http_requests_total',
       help: 'HTTP requests answered by the gateway, by method, route template and status',
       labelNames: ['method', 'route', 'status'],
       registers: [registry],
     });
-    this.duration = new Histogram({
+    const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'Time from a request arriving to its answer, by method and route template',
       labelNames: ['method', 'route'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     });
+    this.calls = new CallMetrics(requests, duration);
   }
 
   observe(request: FastifyRequest, reply: FastifyReply): void {
     const route = request.routeOptions.url ?? 'unmatched';
     const { method } = request;
-    const status = String(reply.statusCode);
-    const key = `${method} ${route} ${status}`;
-    let series = this.series.get(key);
-    if (!series) {
-      const requests = this.requests.labels({ method, route, status });
-      const duration = this.duration.labels({ method, route });
-      series = { count: () => requests.inc(), time: (seconds) => duration.observe(seconds) };
-      this.series.set(key, series);
-    }
-    series.count();
-    series.time(reply.elapsedTime / 1000);
+    const status = reply.statusCode;
+    this.calls.observe(
+      `${method} ${route} ${status}`,
+      () => ({ counted: { method, route, status: String(status) }, timed: { method, route } }),
+      reply.elapsedTime / 1000,
+    );
   }
 }

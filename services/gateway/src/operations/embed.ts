@@ -1,4 +1,4 @@
-import { embedSurface, network } from '@svc/contracts/public';
+import { embedSurface, network, type WorkspaceView } from '@svc/contracts/public';
 import { ServiceError } from '@svc/errors';
 import { z } from 'zod';
 import { bearerHash } from '../auth/authenticate.ts';
@@ -34,13 +34,14 @@ function sessionOperation({ identity }: ServiceClients): AnyOperation {
       expires_at: timestamp,
     }),
     async run({ principal }) {
-      const { workspace } = await identity.getWorkspace({
+      const { workspaceJson } = await identity.getWorkspace({
         partnerId: principal.partnerId,
         workspaceId: principal.workspaceId ?? '',
       });
+      const workspace = JSON.parse(workspaceJson) as WorkspaceView;
       return {
         id: principal.keyId,
-        workspace: { id: principal.workspaceId, name: workspace?.name ?? '' },
+        workspace: { id: principal.workspaceId, name: workspace.name },
         surfaces: principal.embed?.surfaces ?? [],
         expires_at: new Date(principal.embed?.expiresAtMs ?? 0).toISOString(),
       };
