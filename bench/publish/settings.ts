@@ -7,7 +7,9 @@ export const POSTS = Number(envVar('BENCH_POSTS', '2000'));
 export const WORKSPACES = Number(envVar('BENCH_WORKSPACES', '60'));
 export const CONCURRENCY = Number(envVar('BENCH_CONCURRENCY', '16'));
 export const WAIT_POSTS = Number(envVar('BENCH_WAIT_POSTS', '150'));
-export const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '150'));
+export const CEILING_POSTS = Number(envVar('BENCH_CEILING_POSTS', '750'));
+/** The sandbox ceiling's measured rounds, CEILING_POSTS shared among them (their median counts). */
+export const CEILING_ROUNDS = 3;
 export const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 export const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
 /** The video phase: Reels (three times a worker's slots), the sandbox's processing time, images behind them. */
