@@ -82,7 +82,9 @@ const ERROR_METADATA = 'svc-error-bin';
 const DEFAULT_DEADLINE_MS = 10_000;
 
 function serialize(schema: DescMessage, value: unknown): Buffer {
-  return Buffer.from(toBinary(schema, create(schema, value as MessageInitShape<DescMessage>)));
+  const bytes = toBinary(schema, create(schema, value as MessageInitShape<DescMessage>));
+  // A view of the encoder's own fresh array, not a copy of it (a chunk of a file is megabytes).
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function definitionOf(service: GenService<GenServiceMethods>): grpc.ServiceDefinition {
