@@ -78,12 +78,19 @@ export type ServiceClient<S extends GenService<GenServiceMethods>> = {
       : never;
 } & { close(): void };
 
+/**
+ * Options of every gRPC channel and server here: no channelz service is served, so grpc-js's
+ * per-call channelz bookkeeping would have no reader.
+ */
+export const CHANNEL_OPTIONS = { 'grpc.enable_channelz': 0 } as const;
+
 const ERROR_METADATA = 'svc-error-bin';
 const DEFAULT_DEADLINE_MS = 10_000;
 
 function serialize(schema: DescMessage, value: unknown): Buffer {
   const bytes = toBinary(schema, create(schema, value as MessageInitShape<DescMessage>));
-  // A view of the encoder's own fresh array, not a copy of it (a chunk of a file is megabytes).
+  // A view of the encoder's own fresh array, not a copy of it (a media chunk is 64 KiB, an
+  // upload part more).
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
@@ -187,9 +194,8 @@ export function createClient<S extends GenService<GenServiceMethods>>(
 ): ServiceClient<S> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
+    ...CHANNEL_OPTIONS,
     'grpc.keepalive_time_ms': 30_000,
-    // No channelz service is served, so its per-call bookkeeping would have no reader.
-    'grpc.enable_channelz': 0,
     // A `dns:///name:port` target resolving to several pods (a headless Service) gets calls spread
     // over all of them. A plain address (pnpm start, tests) keeps pick_first: a call to a peer
     // that restarted reconnects at once, where round_robin fails calls until its next retry.

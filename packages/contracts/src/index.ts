@@ -10,6 +10,7 @@ export {
   addService,
   CALLER_CREDENTIAL_METADATA,
   type CallContext,
+  CHANNEL_OPTIONS,
   createClient,
   type GrpcService,
   grpc,

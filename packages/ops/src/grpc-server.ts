@@ -1,10 +1,9 @@
-import { grpc } from '@svc/contracts';
+import { CHANNEL_OPTIONS, grpc } from '@svc/contracts';
 
 /** A grpc-js server; `maxMessageBytes` raises its 4 MiB limit for a service whose messages carry files. */
 export function newGrpcServer(maxMessageBytes?: number): grpc.Server {
   return new grpc.Server({
-    // No channelz service is served, so its per-call bookkeeping would have no reader.
-    'grpc.enable_channelz': 0,
+    ...CHANNEL_OPTIONS,
     ...(maxMessageBytes
       ? {
           'grpc.max_receive_message_length': maxMessageBytes,
