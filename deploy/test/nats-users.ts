@@ -23,7 +23,7 @@ export const OWNED_SUBJECTS: Record<NatsService, string[]> = {
   gateway: ['provider.>'],
   identity: ['workspace.>', 'key.>', 'embed.>'],
   accounts: ['account.>', 'accounts.>'],
-  publishing: ['post.>', 'jobs.>'],
+  publishing: ['post.>', 'jobs.>', 'media.>'],
   inbox: ['message.>', 'comment.>'],
   webhooks: [],
 };
@@ -33,7 +33,7 @@ const WORKSPACE_CACHE = names([SUBJECTS.workspaceUpdated, SUBJECTS.workspaceDele
 
 /**
  * Plain subscriptions (not durable consumers): caches dropped on an owner's announcement
- * (LocalCache.dropOn, WorkspaceCache), the gateway's widget streams (embed/event-streams.ts) and
+ * (LocalCache.dropOn, WorkspaceCache, the gateway's kept media files), the gateway's widget streams (embed/event-streams.ts) and
  * publishing's wait for a post to settle (settlement-watch.ts).
  */
 export const LISTENS: Record<NatsService, string[]> = {
@@ -41,6 +41,8 @@ export const LISTENS: Record<NatsService, string[]> = {
     ...STREAMS.events.subjects,
     SUBJECTS.accountChanged.name,
     SUBJECTS.embedSessionEnded.name,
+    SUBJECTS.mediaDeleted.name,
+    SUBJECTS.mediaPurged.name,
     SUBJECTS.workspaceDeleted.name,
     SUBJECTS.workspaceUpdated.name,
   ],

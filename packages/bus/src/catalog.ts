@@ -13,7 +13,7 @@ export const STREAMS = {
   /** Partner-facing domain events; the webhooks service stores and delivers every one. */
   events: { name: 'EVENTS', subjects: ['account.>', 'post.>', 'message.>', 'comment.>'] },
   /** Internal signals between services, never delivered to partners. */
-  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>', 'accounts.>', 'embed.>'] },
+  internal: { name: 'INTERNAL', subjects: ['workspace.>', 'key.>', 'accounts.>', 'embed.>', 'media.>'] },
   /**
    * What network providers send us, as received: the gateway verifies the signature and puts the
    * raw payload here; inbox (messages, comments) and accounts (permissions) consume it.
@@ -103,6 +103,9 @@ const inboxEvent = envelopeWith(
 const embedSessionSignal = envelopeWith(z.looseObject({ session: z.looseObject({ id: z.string() }) }));
 export type EmbedSessionSignal = z.infer<typeof embedSessionSignal>;
 
+/** A media deleted by its partner: `data.media.id` is the media. */
+const mediaSignal = envelopeWith(z.looseObject({ media: z.looseObject({ id: z.string() }) }));
+
 /** A verified Meta webhook POST: `body` is the raw JSON text as Meta signed it. */
 const metaWebhook = z.object({ received_at: z.string(), body: z.string() });
 export type MetaWebhook = z.infer<typeof metaWebhook>;
@@ -138,6 +141,10 @@ export const SUBJECTS = {
   accountChanged: signal('accounts.changed', 'internal', accountEvent),
   /** An embed session was ended: gateways close its open streams. */
   embedSessionEnded: signal('embed.session.ended', 'internal', embedSessionSignal),
+  /** A media was deleted: gateways drop the copies of its files they keep for its signed URLs. */
+  mediaDeleted: signal('media.deleted', 'internal', mediaSignal),
+  /** A deleted workspace's media files are gone: gateways drop every file they keep. */
+  mediaPurged: signal('media.purged', 'internal', workspaceSignal),
   accountConnected: signal('account.connected', 'events', accountEvent),
   accountDisconnected: signal('account.disconnected', 'events', accountEvent),
   accountExpired: signal('account.expired', 'events', accountEvent),
@@ -191,6 +198,8 @@ export const SIGNALS = {
   workspaceUpdated: SUBJECTS.workspaceUpdated.name,
   accountChanged: SUBJECTS.accountChanged.name,
   embedSessionEnded: SUBJECTS.embedSessionEnded.name,
+  mediaDeleted: SUBJECTS.mediaDeleted.name,
+  mediaPurged: SUBJECTS.mediaPurged.name,
   metaWebhook: SUBJECTS.metaWebhook.name,
   publishTarget: SUBJECTS.publishJob.name,
 } as const;

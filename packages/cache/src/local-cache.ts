@@ -88,6 +88,11 @@ export class LocalCache<V> {
     this.bytes -= entry.bytes;
   }
 
+  /** Drops every entry (and load in flight) whose key passes the test. */
+  forgetWhere(test: (key: string) => boolean): void {
+    for (const key of [...this.entries.keys(), ...this.loading.keys()]) if (test(key)) this.forget(key);
+  }
+
   /** Entries kept now. */
   get size(): number {
     return this.entries.size;

@@ -31,6 +31,15 @@ describe('LocalCache bounds', () => {
     expect(cache.keptBytes).toBe(710);
   });
 
+  // Guarantee: forgetWhere drops exactly the entries whose keys pass its test, and their bytes.
+  it('forgets the entries a test picks', () => {
+    const cache = new LocalCache<Buffer>({ maxBytes: 8000, sizeOf: (b) => b.length, maxAgeMs: 60_000 });
+    for (const key of ['m1.a', 'm1.b', 'm2.a']) cache.set(key, Buffer.alloc(100));
+    cache.forgetWhere((key) => key.startsWith('m1.'));
+    expect(keys(cache, ['m1.a', 'm1.b', 'm2.a'])).toEqual(['m2.a']);
+    expect(cache.keptBytes).toBe(100);
+  });
+
   // Guarantee: nothing is served past its age, whether it was set or loaded, and hits do not renew it.
   it('forgets entries past maxAgeMs', async () => {
     let now = 1_000_000;

@@ -31,7 +31,7 @@ import { clientKey, trustProxyOption } from './http/client-address.ts';
 import { earlyErrorOptions } from './http/early-errors.ts';
 import { installErrorHandling } from './http/errors.ts';
 import type { Idempotency } from './http/idempotency.ts';
-import { SharedFileReads } from './http/media-file-reads.ts';
+import type { SharedFileReads } from './http/media-file-reads.ts';
 import { mediaFileRoutes } from './http/media-files.ts';
 import type { HttpMetrics } from './http/metrics.ts';
 import type { RequestLogBuffer } from './http/request-log.ts';
@@ -61,6 +61,8 @@ export interface GatewayDeps {
   clients: ServiceClients;
   requestLog: RequestLogBuffer;
   bus: Bus;
+  /** The reads behind signed media URLs, shared and briefly kept (see media-file-reads.ts). */
+  fileReads: SharedFileReads;
   /** Whose each workspace is: the MCP endpoint checks `X-Service-Workspace` against it. */
   workspaces: WorkspaceDirectory;
   /** Requests by route and status on `/metrics`; left out where no ops port serves them (unit tests). */
@@ -201,7 +203,10 @@ function logRequest(
 }
 
 /** What lives outside `/v1` routes' tables: the hosted connect pages, Meta's callbacks, media files. */
-function registerUnversioned(app: FastifyInstance, { config, limiter, clients, bus }: GatewayDeps): void {
+function registerUnversioned(
+  app: FastifyInstance,
+  { config, limiter, clients, bus, fileReads }: GatewayDeps,
+): void {
   const connectDeps = {
     accounts: clients.accounts,
     limiter,
@@ -219,7 +224,7 @@ function registerUnversioned(app: FastifyInstance, { config, limiter, clients, b
     }),
   );
   // Signed media URLs the networks fetch (outside /v1: the token is the credential).
-  app.register(mediaFileRoutes(clients.publishing, new SharedFileReads(config.MEDIA_WHOLE_READ_BYTES)));
+  app.register(mediaFileRoutes(clients.publishing, fileReads));
   // Resumable uploads (tus): raw bodies, HEAD and OPTIONS are outside what an operation declares.
   app.register(
     tusRoutes(clients.publishing, {

@@ -39,8 +39,12 @@ export function gatewayConfigSchema(env = process.env) {
     MEDIA_UPLOADS_PER_PARTNER: envInt(4, { min: 1 }),
     MEDIA_UPLOADS_TOTAL: envInt(16, { min: 1 }),
     // Memory for small media files read whole at their signed URLs, shared by the fetches of one
-    // URL at the same moment (files up to a 16th of it; larger ones stream); 0 streams every file.
+    // URL at the same moment (files up to a 16th of it; larger ones stream), and as much again for
+    // such files kept after their read; 0 streams every file.
     MEDIA_WHOLE_READ_BYTES: envInt(32 * 1024 * 1024, { min: 0 }),
+    // How long a file read whole is kept for the next fetches of its URL (the other networks of a
+    // post); a deleted media's are dropped at once on its announcement. 0 keeps nothing.
+    MEDIA_FILE_KEEP_SECONDS: envInt(10, { min: 0, max: 300 }),
     // How long a request may take to arrive, whole (a slow sender holds a connection no longer).
     REQUEST_TIMEOUT_MS: envInt(30_000, { min: 1000 }),
     // The same for an upload (a form with a file, a resumable upload's PATCH): 300 MB at 4 Mbit/s.

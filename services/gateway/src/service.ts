@@ -9,6 +9,7 @@ import { Limiter } from './auth/limiter.ts';
 import { connectClients } from './clients.ts';
 import type { GatewayConfig } from './config.ts';
 import { Idempotency } from './http/idempotency.ts';
+import { SharedFileReads } from './http/media-file-reads.ts';
 import { HttpMetrics } from './http/metrics.ts';
 import { RequestLogBuffer } from './http/request-log.ts';
 
@@ -34,8 +35,26 @@ export function startGateway(config: GatewayConfig, logger: Logger) {
       await idempotency.forgetWorkspace(workspace);
     });
     const workspaces = runtime.owns('workspaces', new WorkspaceDirectory(bus, clients.identity));
+    const fileReads = runtime.owns(
+      'media file reads',
+      new SharedFileReads({
+        maxBytes: config.MEDIA_WHOLE_READ_BYTES,
+        keepMs: config.MEDIA_FILE_KEEP_SECONDS * 1000,
+      }).dropOnDeletions(bus),
+    );
     const metrics = new HttpMetrics(runtime.registry);
-    const deps = { config, logger, limiter, idempotency, clients, requestLog, bus, workspaces, metrics };
+    const deps = {
+      config,
+      logger,
+      limiter,
+      idempotency,
+      clients,
+      requestLog,
+      bus,
+      workspaces,
+      fileReads,
+      metrics,
+    };
     const app = buildGateway(deps);
     app.get('/readyz', async (_request, reply) => {
       const { ready, checks } = await runtime.readiness();

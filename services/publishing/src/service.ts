@@ -67,7 +67,7 @@ async function openCollaborators(
   );
   const storage = runtime.owns('media storage', openMediaStorage(config));
   const files = new MediaFiles(storage, config, logger, now);
-  const deps = { files, workspaces, posts: store, config, logger, now };
+  const deps = { files, workspaces, posts: store, relay, config, logger, now };
   const media = runtime.owns('media library', new MediaLibrary(prisma, pool, deps));
   const app = { appId: config.META_APP_ID, appSecret: config.META_APP_SECRET };
   const graph = runtime.owns(
@@ -99,9 +99,10 @@ async function runWorkers(runtime: ServiceRuntime, parts: Collaborators, concurr
 
 /** `workspace.deleted`: posts and targets go, then media records and files. */
 async function purgeDeletedWorkspaces(runtime: ServiceRuntime, bus: Bus, { store, media }: Collaborators) {
-  await runtime.consume(bus, CONSUMERS.publishingWorkspaceDeleted, async ({ workspace }) => {
+  await runtime.consume(bus, CONSUMERS.publishingWorkspaceDeleted, async (deleted) => {
+    const { partner, workspace, external_id } = deleted;
     await store.deleteWorkspacePosts(workspace);
-    await media.purgeWorkspace(workspace);
+    await media.purgeWorkspace({ partner, workspace, external_id: external_id ?? null });
   });
 }
 

@@ -1,47 +1,111 @@
 import { describe, expect, it } from 'vitest';
 import { SharedFileReads, type WholeFile } from './media-file-reads.ts';
 
-const file = (bytes: number): WholeFile => ({
+const MEDIA = 'med_0123456789012345678901234';
+const token = (media = MEDIA, variant = 'original') => `${media}.${variant}.sz1abc.${'A'.repeat(43)}`;
+
+const file = (bytes: number, expiresAt = '2026-12-01T01:00:00.000Z'): WholeFile => ({
   mime: 'image/jpeg',
   size: bytes,
-  expiresAt: '2026-12-01T00:00:00.000Z',
+  expiresAt,
   bytes: Buffer.alloc(bytes),
 });
 
+/** A clock the test moves: 2026-12-01T00:00:00Z to start with. */
+function clock() {
+  let at = Date.parse('2026-12-01T00:00:00.000Z');
+  return { now: () => at, pass: (ms: number) => (at += ms) };
+}
+
+function reads(options: { maxBytes?: number; keepMs?: number } = {}) {
+  const time = clock();
+  const shared = new SharedFileReads({ maxBytes: 1024, keepMs: 10_000, ...options, now: time.now });
+  return { shared, time };
+}
+
 describe('SharedFileReads', () => {
-  // Guarantee: fetches arriving while a read is in flight get its file; once it is settled the
-  // next fetch finds nothing in flight (nothing is kept after a read).
-  it('shares a read while it is in flight only', async () => {
-    const reads = new SharedFileReads(1024);
-    expect(reads.inFlight('t')).toBeUndefined();
-    const settle = reads.start('t');
-    const waiting = reads.inFlight('t');
+  // Guarantee: fetches arriving while a read is in flight get its file.
+  it('shares a read in flight', async () => {
+    const { shared } = reads();
+    expect(shared.shared(token())).toBeUndefined();
+    const settle = shared.start(token());
+    const waiting = shared.shared(token());
     const read = file(10);
     settle(read);
     expect(await waiting).toBe(read);
-    expect(reads.inFlight('t')).toBeUndefined();
+  });
+
+  // Guarantee: a file read whole answers the fetches of its URL for keepMs after the read (the
+  // other networks of a post), then no more: the next fetch reads again.
+  it('keeps a file read whole for a while', async () => {
+    const { shared, time } = reads();
+    const read = file(10);
+    shared.start(token())(read);
+    time.pass(9_999);
+    expect(await shared.shared(token())).toBe(read);
+    time.pass(1);
+    expect(shared.shared(token())).toBeUndefined();
+  });
+
+  // Guarantee: a kept file is never served past its URL's expiry, and nothing is kept when keepMs is 0.
+  it('keeps nothing past the URL expiry, or with keepMs 0', () => {
+    const { shared, time } = reads();
+    shared.start(token())(file(10, '2026-12-01T00:00:05.000Z'));
+    time.pass(5_000);
+    expect(shared.shared(token())).toBeUndefined();
+    const none = reads({ keepMs: 0 }).shared;
+    none.start(token())(file(10));
+    expect(none.shared(token())).toBeUndefined();
+  });
+
+  // Guarantee: a media's deletion drops its kept files (every variant) and no other media's; a read
+  // that began before the deletion is shared with its waiting fetches but not kept.
+  it('forgets a deleted media', async () => {
+    const { shared } = reads();
+    const other = 'med_9999999999999999999999999';
+    shared.start(token())(file(10));
+    shared.start(token(MEDIA, 'jpeg'))(file(10));
+    shared.start(token(other))(file(10));
+    const before = shared.start(`${token()}x`);
+    shared.forgetMedia(MEDIA);
+    expect(shared.shared(token())).toBeUndefined();
+    expect(shared.shared(token(MEDIA, 'jpeg'))).toBeUndefined();
+    expect(await shared.shared(token(other))).toBeDefined();
+    const waiting = shared.shared(`${token()}x`);
+    before(file(10));
+    expect(await waiting).toBeDefined();
+    expect(shared.shared(`${token()}x`)).toBeUndefined();
   });
 
   // Guarantee: a read that shares nothing (a large file streamed, a failure) lets the waiting
-  // fetches read for themselves; settling twice changes nothing.
+  // fetches read for themselves and keeps nothing; settling twice changes nothing.
   it('tells waiting fetches when there is nothing to share', async () => {
-    const reads = new SharedFileReads(1024);
-    const settle = reads.start('t');
-    const waiting = reads.inFlight('t');
+    const { shared } = reads();
+    const settle = shared.start(token());
+    const waiting = shared.shared(token());
     settle(undefined);
     settle(file(10));
     expect(await waiting).toBeUndefined();
+    expect(shared.shared(token())).toBeUndefined();
   });
 
   // Guarantee: whole reads are bounded per file (a 16th of the budget) and in all; memory given
   // back makes room again.
   it('bounds the memory of whole reads', () => {
-    const reads = new SharedFileReads(1600);
-    expect(reads.reserve(101)).toBe(false);
-    for (let i = 0; i < 16; i++) expect(reads.reserve(100)).toBe(true);
-    expect(reads.reserve(1)).toBe(false);
-    reads.release(100);
-    expect(reads.reserve(100)).toBe(true);
-    expect(new SharedFileReads(0).reserve(1)).toBe(false);
+    const { shared } = reads({ maxBytes: 1600 });
+    expect(shared.reserve(101)).toBe(false);
+    for (let i = 0; i < 16; i++) expect(shared.reserve(100)).toBe(true);
+    expect(shared.reserve(1)).toBe(false);
+    shared.release(100);
+    expect(shared.reserve(100)).toBe(true);
+    expect(reads({ maxBytes: 0 }).shared.reserve(1)).toBe(false);
+  });
+
+  // Guarantee: kept files are bounded by the budget too, the least recently used going first.
+  it('bounds the memory of kept files', async () => {
+    const { shared } = reads({ maxBytes: 1600 });
+    for (let i = 0; i < 17; i++) shared.start(token(`med_${String(i).padStart(25, '0')}`))(file(100));
+    expect(shared.shared(token(`med_${'0'.repeat(25)}`))).toBeUndefined();
+    expect(await shared.shared(token(`med_${String(16).padStart(25, '0')}`))).toBeDefined();
   });
 });

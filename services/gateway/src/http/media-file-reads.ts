@@ -1,3 +1,6 @@
+import { announcedKeys, type Bus, SUBJECTS } from '@svc/bus';
+import { LocalCache } from '@svc/cache';
+
 /** A whole media file read from publishing, with what its headers say. */
 export interface WholeFile {
   mime: string;
@@ -7,29 +10,73 @@ export interface WholeFile {
   bytes: Buffer;
 }
 
+interface ReadsOptions {
+  /** Memory for whole reads in flight, and as much again for the files kept after them. */
+  maxBytes: number;
+  /** How long a file read whole is kept for more fetches of its URL; 0 keeps nothing. */
+  keepMs: number;
+  now?: () => number;
+}
+
 /**
- * Fetches of one signed URL at the same moment share one read from publishing. A post to several
- * accounts has each network fetch the same URL (publishing's URLs of one media are the same within
- * a minute) at about the same time (the post's jobs run together): the first fetch reads the file
- * and the others are answered with its bytes, so about half of what a signed download costs
- * (publishing's side) is paid once per post rather than once per account.
+ * Fetches of one signed URL share one read from publishing. A post to several accounts has each
+ * network fetch the same URL (publishing's URLs of one media are the same within a minute) within
+ * moments of each other (the post's jobs run together): the first fetch reads the file and the
+ * others are answered with its bytes, so what a signed download costs (a gRPC stream from
+ * publishing, a file opened there) is paid once per post rather than once per account.
  *
  * Only a small file is shared: read whole before it is sent (up to `maxFileBytes`, and `maxBytes`
- * for all such reads at once; past either, the file streams as it arrives). Nothing is kept once
- * a read is done: a fetch that comes after it reads again, so a deleted media's URL fails as soon
- * as the deletion is done, as before.
+ * for all such reads at once; past either, the file streams as it arrives). A file read whole is
+ * then kept for `keepMs` (never past its URL's expiry), for the fetches that come just after, in
+ * `maxBytes` more at most, the least recently used going first. Publishing announces a deleted
+ * media once its files are removed (`media.deleted`; `media.purged` for a deleted workspace's,
+ * which drops everything kept), so its URLs stop working on every gateway as soon as that
+ * arrives, not only once the kept copy ages out.
  */
 export class SharedFileReads {
   private readonly reading = new Map<string, Promise<WholeFile | undefined>>();
+  private readonly kept: LocalCache<WholeFile>;
+  private readonly subscriptions: { unsubscribe(): void }[] = [];
+  private readonly now: () => number;
   private bytesHeld = 0;
+  /** Counts the deletions announced: a read that began before one is shared, not kept. */
+  private deletions = 0;
   readonly maxFileBytes: number;
+  private readonly maxBytes: number;
+  private readonly keepMs: number;
 
-  constructor(private readonly maxBytes: number) {
-    this.maxFileBytes = Math.floor(maxBytes / 16);
+  constructor(options: ReadsOptions) {
+    this.maxBytes = options.maxBytes;
+    this.keepMs = options.keepMs;
+    this.maxFileBytes = Math.floor(options.maxBytes / 16);
+    this.now = options.now ?? Date.now;
+    this.kept = new LocalCache({
+      maxAgeMs: options.keepMs,
+      maxBytes: options.maxBytes,
+      sizeOf: (file) => file.size,
+      now: this.now,
+    });
   }
 
-  /** The read of this URL's file in flight, if one is: its file, or undefined when it shares none. */
-  inFlight(token: string): Promise<WholeFile | undefined> | undefined {
+  /** Drops kept files on publishing's announcements: `media.deleted` and `media.purged`. */
+  dropOnDeletions(bus: Bus): this {
+    const deletedMedia = announcedKeys(bus, [SUBJECTS.mediaDeleted], (event) => event.data.media.id);
+    const purgedWorkspaces = announcedKeys(bus, [SUBJECTS.mediaPurged], (signal) => signal.workspace);
+    this.subscriptions.push(
+      deletedMedia((mediaId) => this.forgetMedia(mediaId)),
+      // Which kept files were the workspace's is not known here; a purge is rare, so all go.
+      purgedWorkspaces(() => this.forget(() => true)),
+    );
+    return this;
+  }
+
+  /**
+   * The file of this URL as a read in flight or just done gives it, if one does: its file, or
+   * undefined when it shares none (a file streamed, a read that failed).
+   */
+  shared(token: string): Promise<WholeFile | undefined> | undefined {
+    const kept = this.kept.peek(token);
+    if (kept && Date.parse(kept.expiresAt) > this.now()) return Promise.resolve(kept);
     return this.reading.get(token);
   }
 
@@ -43,8 +90,11 @@ export class SharedFileReads {
       settle = resolve;
     });
     this.reading.set(token, read);
+    const deletions = this.deletions;
     return (file) => {
-      if (this.reading.get(token) === read) this.reading.delete(token);
+      if (this.reading.get(token) !== read) return settle(file);
+      this.reading.delete(token);
+      if (file && this.keepMs > 0 && deletions === this.deletions) this.kept.set(token, file);
       settle(file);
     };
   }
@@ -61,5 +111,21 @@ export class SharedFileReads {
 
   release(size: number): void {
     this.bytesHeld -= size;
+  }
+
+  /** A media's files: its signed URLs' tokens start with its id. */
+  forgetMedia(mediaId: string): void {
+    this.forget((token) => token.startsWith(`${mediaId}.`));
+  }
+
+  private forget(test: (token: string) => boolean): void {
+    this.deletions += 1;
+    this.kept.forgetWhere(test);
+  }
+
+  close(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions.length = 0;
+    this.kept.close();
   }
 }

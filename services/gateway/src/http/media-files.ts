@@ -25,7 +25,7 @@ interface FileHead {
  * to keep the file no longer than the URL is valid. A large file arrives from publishing in chunks
  * and is passed on as they come, with its length announced: no whole file is held here. A small
  * one fetched whole is read whole first, and shared with the fetches of the same URL that arrive
- * meanwhile (see media-file-reads.ts).
+ * meanwhile or within a few seconds after (see media-file-reads.ts).
  *
  * Ranges (Meta fetches video in parts): one `Range: bytes=a-b`, `a-` or `-n` answers 206 with
  * Content-Range; a range that starts past the end answers 416 with a Content-Range of the size;
@@ -54,7 +54,7 @@ async function serveFile(
   const range = headOnly ? null : parseRange(request.headers.range);
   const wholeGet = !headOnly && !range;
   if (wholeGet) {
-    const shared = await reads.inFlight(token);
+    const shared = await reads.shared(token);
     if (shared) return sendWhole(reply, shared);
   }
   // Settled on every path below: the fetches waiting on this read get the file or read it themselves.

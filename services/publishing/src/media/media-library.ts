@@ -1,3 +1,4 @@
+import { type EventScope, eventRow, makeEvent, type OutboxRelay, SIGNALS, writeOutbox } from '@svc/bus';
 import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
 import type { WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
@@ -73,6 +74,8 @@ export class MediaLibrary {
       files: MediaFiles;
       workspaces: WorkspaceDirectory;
       posts: PostStore;
+      /** Sends `media.deleted` once committed (gateways drop the files they keep for signed URLs). */
+      relay: OutboxRelay;
       config: LibraryConfig;
       logger: Logger;
       now: () => Date;
@@ -172,11 +175,13 @@ export class MediaLibrary {
    * Removes a media record and its files. Refused (409) while a post that is not published yet
    * (draft, scheduled, publishing, partial or failed: all may still be sent) lists it. The media
    * row is locked while checking, so a post creation that locks the media it references
-   * (`FOR SHARE`) cannot slip in between the check and the delete.
+   * (`FOR SHARE`) cannot slip in between the check and the delete. `media.deleted` is written
+   * with the delete: gateways keep recently read files for a few seconds and drop them on it.
    */
   async delete(caller: Caller, id: string): Promise<void> {
     const media = await this.get(caller, id);
-    await transaction(this.pool, async (tx) => {
+    const scope = await this.deps.workspaces.scope(media.workspaceId);
+    const announced = await transaction(this.pool, async (tx) => {
       await tx.query({ ...LOCK_MEDIA_ROW, values: [id] });
       const user = await this.deps.posts.unpublishedPostWithMedia(tx, media.workspaceId, id);
       if (user)
@@ -184,6 +189,8 @@ export class MediaLibrary {
           `media ${id} is used by post ${user.id} (${user.status}), which is not published yet; remove it from the post first`,
         );
       await tx.query({ ...DELETE_MEDIA_ROW, values: [id] });
+      const event = makeEvent(SIGNALS.mediaDeleted, scope, { media: { id } }, this.deps.now());
+      return writeOutbox(tx, [eventRow(event)]);
     });
     // An upload that made it is over: asked for later, it is not found rather than made again.
     await this.db.mediaUpload.deleteMany({ where: { mediaId: id } });
@@ -194,10 +201,22 @@ export class MediaLibrary {
       .catch((error: unknown) =>
         this.deps.logger.warn({ err: error, media: id }, 'could not remove a deleted media file'),
       );
+    // Sent once the files are gone: a gateway that drops its copy then cannot read the file again.
+    void this.deps.relay.publishCommitted(announced);
   }
 
-  /** `workspace.deleted`: every upload, media record and file of the workspace. Idempotent (safe to redeliver). */
-  async purgeWorkspace(workspaceId: string): Promise<number> {
+  /**
+   * `workspace.deleted`: every upload, media record and file of the workspace, then `media.purged`
+   * (gateways drop the files they keep). Idempotent (safe to redeliver).
+   */
+  async purgeWorkspace(scope: EventScope): Promise<number> {
+    const removed = await this.removeWorkspaceMedia(scope.workspace);
+    const purged = makeEvent(SIGNALS.mediaPurged, scope, {}, this.deps.now());
+    await this.deps.relay.publishCommitted(await writeOutbox(this.pool, [eventRow(purged)]));
+    return removed;
+  }
+
+  private async removeWorkspaceMedia(workspaceId: string): Promise<number> {
     await this.uploads.purgeWorkspace(workspaceId);
     let removed = 0;
     for (;;) {
