@@ -4,6 +4,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { gatewayClient } from './clients.ts';
 import type { RunContext } from './context.ts';
 import {
+  counterOf,
   cpuBreakdown,
   cpuSnapshot,
   histogramOf,
@@ -46,6 +47,10 @@ export async function warmUp(ctx: RunContext): Promise<void> {
   });
 }
 
+/** The signed downloads publishing has served a file for (the others shared a read at the gateway). */
+const fileReads = (ctx: RunContext) =>
+  counterOf(ctx.publishingMetricsUrl, 'grpc_server_handled_total', ['/ReadMediaFile"', 'code="OK"']);
+
 /** Posts created by CONCURRENCY clients, each sending its next POST on the last answer. */
 async function createAtSaturation(ctx: RunContext) {
   const latencies: number[] = [];
@@ -87,6 +92,7 @@ export async function throughputPhase(ctx: RunContext) {
   say(`▶ throughput: ${POSTS} posts × 2 targets, ${CONCURRENCY} clients creating …`);
   const cpuBefore = cpuSnapshot();
   const transactionsBefore = await transactionsCommitted();
+  const fileReadsBefore = await fileReads(ctx);
   const database = sampleDatabase(ctx.processes);
   const started = performance.now();
   let creating = true;
@@ -105,8 +111,10 @@ export async function throughputPhase(ctx: RunContext) {
   // pg_stat_database is updated when a backend reports (at most every 500 ms or so); let it.
   await sleep(1_500);
   const transactionsPerTarget = ((await transactionsCommitted()) - transactionsBefore) / targetsTotal;
+  const fileReadsPerTarget = ((await fileReads(ctx)) - fileReadsBefore) / targetsTotal;
   return {
     ...created,
+    fileReadsPerTarget,
     probeLatencies: probe.latencies,
     createdSeconds,
     e2eSeconds,
@@ -139,7 +147,7 @@ async function sendOpenLoop(ctx: RunContext, started: number) {
   await Promise.all(
     Array.from({ length: SUSTAINED_COUNT }, async (_, i) => {
       const due = started + (i * 1000) / SUSTAINED_RATE;
-      await sleep(due - performance.now());
+      await sleep(Math.max(0, due - performance.now()));
       const created = await sustained.call('POST', '/v1/posts', ctx.postBody(i, 'sustained'));
       if (created.status !== 201) {
         failures++;

@@ -13,7 +13,6 @@ import {
   say,
   WAIT_POSTS,
   WORKER_CONCURRENCY,
-  WORKSPACES,
 } from './settings.ts';
 
 /** The sandbox's ceiling: the median of its measured rounds (targets/s), and each round's. */
@@ -127,12 +126,15 @@ export async function sandboxPublished(sandboxUrl: string): Promise<SandboxPubli
 
 /**
  * 5. One piece of a target's path alone: the image download the sandbox makes for each target,
- * from the gateway's signed URL (gateway → publishing gRPC → the media volume) vs the bare server.
- * The signed URLs are those the sandbox was given for the warm-up posts' JPEGs (one per
- * workspace, uploaded before the phases, read once since), as the product signed them.
+ * from the gateway's signed URL vs the bare server. A URL's first fetch reads the file from
+ * publishing (gateway → publishing gRPC → the media volume); a fetch of it within
+ * MEDIA_FILE_KEEP_SECONDS after (the post's other network, as the throughput phase has it) is
+ * answered from the gateway's kept copy. The signed URLs are those the sandbox was given for the
+ * throughput phase's posts (a JPEG of their own each, last fetched more than 10 s ago), as the
+ * product signed them.
  */
 export async function downloadPhase(ctx: RunContext, bareUrl: string) {
-  const signedUrls = await warmUpMediaUrls(ctx.sandboxUrl);
+  const signedUrls = await throughputMediaUrls(ctx.sandboxUrl);
   const download = async (url: string) => {
     const t0 = performance.now();
     const response = await fetch(url);
@@ -140,42 +142,51 @@ export async function downloadPhase(ctx: RunContext, bareUrl: string) {
     if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
     return performance.now() - t0;
   };
-  const productDownloads: number[] = [];
+  const latencyUrls = signedUrls.slice(0, LATENCY_DOWNLOADS);
+  const firstDownloads: number[] = [];
+  const keptDownloads: number[] = [];
   const bareDownloads: number[] = [];
-  for (let i = 0; i < 100; i++) {
-    productDownloads.push(await download(signedUrls[i % signedUrls.length] ?? ''));
+  for (const url of latencyUrls) {
+    firstDownloads.push(await download(url));
+    keptDownloads.push(await download(url));
     bareDownloads.push(await download(bareUrl));
   }
-  return { productDownloads, bareDownloads, cpu: await downloadCpu(ctx, signedUrls, download) };
+  const cpuUrls = signedUrls.slice(LATENCY_DOWNLOADS);
+  // The same URLs twice in a row: first their reads from publishing, then their kept copies.
+  const read = await downloadCpu(ctx, cpuUrls, download);
+  const kept = await downloadCpu(ctx, cpuUrls, download);
+  return { firstDownloads, keptDownloads, bareDownloads, cpu: { read, kept } };
 }
 
-/** Signed downloads this phase sends, as many in flight as the throughput phase has POST clients. */
-const CPU_DOWNLOADS = 2_000;
+/** Downloads timed one at a time; the rest of the throughput phase's URLs measure CPU. */
+const LATENCY_DOWNLOADS = 100;
 
 /**
- * What one signed download costs the system in CPU (gateway → publishing's file stream), under
- * load: each target's container or photo makes Meta fetch one.
+ * What one signed download costs the system in CPU, under load (as many in flight as the
+ * throughput phase has POST clients): each target's container or photo makes Meta fetch one.
  */
 async function downloadCpu(ctx: RunContext, urls: string[], download: (url: string) => Promise<number>) {
   const before = cpuSnapshot();
   const started = performance.now();
-  await pool(CPU_DOWNLOADS, CONCURRENCY, async (i) => {
-    await download(urls[i % urls.length] ?? '');
+  await pool(urls.length, CONCURRENCY, async (i) => {
+    await download(urls[i] ?? '');
   });
   const cpu = cpuBreakdown(before, cpuSnapshot(), (performance.now() - started) / 1000, ctx.processes);
   return {
-    perDownloadMs: cpu.systemMs / CPU_DOWNLOADS,
-    gatewayMs: cpu.msOf('gateway') / CPU_DOWNLOADS,
-    publishingMs: cpu.msOf('publishing') / CPU_DOWNLOADS,
+    count: urls.length,
+    perDownloadMs: cpu.systemMs / urls.length,
+    gatewayMs: cpu.msOf('gateway') / urls.length,
+    publishingMs: cpu.msOf('publishing') / urls.length,
   };
 }
 
-async function warmUpMediaUrls(sandboxUrl: string): Promise<string[]> {
-  const published = await sandboxPublished(sandboxUrl);
-  return Array.from({ length: WORKSPACES }, (_, i) => {
-    const caption = `Bench warm ${run} #${i}`;
-    const url = published.find((p) => p.caption === caption)?.media_urls[0];
-    if (!url) throw new Error(`the sandbox has no publish of "${caption}"`);
-    return url;
-  });
+/** One signed URL per post of the throughput phase (its two networks were given the same one). */
+async function throughputMediaUrls(sandboxUrl: string): Promise<string[]> {
+  const prefix = `Bench post ${run} #`;
+  const urls = new Set<string>();
+  for (const published of await sandboxPublished(sandboxUrl))
+    if (published.caption.startsWith(prefix) && published.media_urls[0]) urls.add(published.media_urls[0]);
+  if (urls.size <= LATENCY_DOWNLOADS)
+    throw new Error(`the sandbox has only ${urls.size} throughput posts' URLs`);
+  return [...urls];
 }
