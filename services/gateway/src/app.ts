@@ -205,7 +205,7 @@ function logRequest(
 /** What lives outside `/v1` routes' tables: the hosted connect pages, Meta's callbacks, media files. */
 function registerUnversioned(
   app: FastifyInstance,
-  { config, limiter, clients, bus, fileReads }: GatewayDeps,
+  { config, limiter, clients, bus, fileReads, metrics }: GatewayDeps,
 ): void {
   const connectDeps = {
     accounts: clients.accounts,
@@ -224,7 +224,7 @@ function registerUnversioned(
     }),
   );
   // Signed media URLs the networks fetch (outside /v1: the token is the credential).
-  app.register(mediaFileRoutes(clients.publishing, fileReads));
+  app.register(mediaFileRoutes(clients.publishing, fileReads, metrics));
   // Resumable uploads (tus): raw bodies, HEAD and OPTIONS are outside what an operation declares.
   app.register(
     tusRoutes(clients.publishing, {

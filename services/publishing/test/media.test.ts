@@ -107,18 +107,24 @@ const errorOf = async (res: Response) =>
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string[]);
 
-/** Files publishing has streamed to the gateway so far (its ReadMediaFile calls, from its /metrics). */
-async function fileReads(): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${stack.publishing.opsPort}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith('grpc_server_handled_total{') &&
-        l.includes('/ReadMediaFile"') &&
-        l.includes('code="OK"'),
-    );
+/** The value of the first series of `metric` whose line holds every one of `labels`, on an ops port. */
+async function counter(opsPort: number, metric: string, labels: string[]): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${metric}{`) && labels.every((x) => l.includes(x)));
   return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0);
+}
+
+/** Files publishing has streamed to the gateway so far (its ReadMediaFile calls). */
+const fileReads = () =>
+  counter(stack.publishing.opsPort, 'grpc_server_handled_total', ['/ReadMediaFile"', 'code="OK"']);
+
+/** Signed-URL fetches the gateway answered so far, by how (kept, shared, read, streamed). */
+async function fetchesAnswered(): Promise<Record<string, number>> {
+  const hows = ['kept', 'shared', 'read', 'streamed'];
+  const counts = await Promise.all(
+    hows.map((how) => counter(stack.gateway.opsPort, 'media_file_fetches_total', [`answered="${how}"`])),
+  );
+  return Object.fromEntries(hows.map((how, i) => [how, counts[i] ?? 0]));
 }
 
 /** The media files of this stack's publishing service, as its publish jobs offer them to the networks. */
@@ -386,11 +392,13 @@ describe('signed file URLs', () => {
 
   // Guarantee: fetches of one signed URL that arrive together (the networks of one post) are
   // answered from one read of the file, each with its exact bytes and headers; the gateway keeps
-  // the file for a few seconds (MEDIA_FILE_KEEP_SECONDS), so a fetch just after them reads nothing.
+  // the file for a few seconds (MEDIA_FILE_KEEP_SECONDS), so a fetch just after them reads nothing;
+  // its /metrics counts each fetch by how it was answered.
   it('reads a file once for the fetches of its URL that arrive together', async () => {
     const { id } = (await upload(images.webp)).body;
     const url = await mediaFiles().publishableUrl(await mediaRow(id), 'page_network');
     const before = await fileReads();
+    const answeredBefore = await fetchesAnswered();
     const answers = await Promise.all(
       Array.from({ length: 16 }, async () => {
         const res = await fetch(url);
@@ -409,6 +417,12 @@ describe('signed file URLs', () => {
     const after = await fetch(url);
     expect(Buffer.from(await after.arrayBuffer()).equals(images.webp)).toBe(true);
     expect(await fileReads()).toBe(before + reads);
+    const answered = await fetchesAnswered();
+    const delta = (how: string) => (answered[how] ?? 0) - (answeredBefore[how] ?? 0);
+    expect(delta('read')).toBe(reads);
+    expect(delta('streamed')).toBe(0);
+    expect(delta('kept')).toBeGreaterThanOrEqual(1);
+    expect(delta('kept') + delta('shared')).toBe(answers.length + 1 - reads);
   });
 
   // Guarantee: a PNG for the photo network is served as a JPEG of the same dimensions; the page network gets the PNG.

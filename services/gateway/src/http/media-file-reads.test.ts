@@ -27,9 +27,9 @@ describe('SharedFileReads', () => {
   // Guarantee: fetches arriving while a read is in flight get its file.
   it('shares a read in flight', async () => {
     const { shared } = reads();
-    expect(shared.shared(token())).toBeUndefined();
+    expect(shared.inFlight(token())).toBeUndefined();
     const settle = shared.start(token());
-    const waiting = shared.shared(token());
+    const waiting = shared.inFlight(token());
     const read = file(10);
     settle(read);
     expect(await waiting).toBe(read);
@@ -41,10 +41,11 @@ describe('SharedFileReads', () => {
     const { shared, time } = reads();
     const read = file(10);
     shared.start(token())(read);
+    expect(shared.inFlight(token())).toBeUndefined();
     time.pass(9_999);
-    expect(await shared.shared(token())).toBe(read);
+    expect(shared.keptFile(token())).toBe(read);
     time.pass(1);
-    expect(shared.shared(token())).toBeUndefined();
+    expect(shared.keptFile(token())).toBeUndefined();
   });
 
   // Guarantee: a kept file is never served past its URL's expiry, and nothing is kept when keepMs is 0.
@@ -52,10 +53,10 @@ describe('SharedFileReads', () => {
     const { shared, time } = reads();
     shared.start(token())(file(10, '2026-12-01T00:00:05.000Z'));
     time.pass(5_000);
-    expect(shared.shared(token())).toBeUndefined();
+    expect(shared.keptFile(token())).toBeUndefined();
     const none = reads({ keepMs: 0 }).shared;
     none.start(token())(file(10));
-    expect(none.shared(token())).toBeUndefined();
+    expect(none.keptFile(token())).toBeUndefined();
   });
 
   // Guarantee: a media's deletion drops its kept files (every variant) and no other media's; a read
@@ -68,13 +69,13 @@ describe('SharedFileReads', () => {
     shared.start(token(other))(file(10));
     const before = shared.start(`${token()}x`);
     shared.forgetMedia(MEDIA);
-    expect(shared.shared(token())).toBeUndefined();
-    expect(shared.shared(token(MEDIA, 'jpeg'))).toBeUndefined();
-    expect(await shared.shared(token(other))).toBeDefined();
-    const waiting = shared.shared(`${token()}x`);
+    expect(shared.keptFile(token())).toBeUndefined();
+    expect(shared.keptFile(token(MEDIA, 'jpeg'))).toBeUndefined();
+    expect(shared.keptFile(token(other))).toBeDefined();
+    const waiting = shared.inFlight(`${token()}x`);
     before(file(10));
     expect(await waiting).toBeDefined();
-    expect(shared.shared(`${token()}x`)).toBeUndefined();
+    expect(shared.keptFile(`${token()}x`)).toBeUndefined();
   });
 
   // Guarantee: a read that shares nothing (a large file streamed, a failure) lets the waiting
@@ -82,11 +83,11 @@ describe('SharedFileReads', () => {
   it('tells waiting fetches when there is nothing to share', async () => {
     const { shared } = reads();
     const settle = shared.start(token());
-    const waiting = shared.shared(token());
+    const waiting = shared.inFlight(token());
     settle(undefined);
     settle(file(10));
     expect(await waiting).toBeUndefined();
-    expect(shared.shared(token())).toBeUndefined();
+    expect(shared.keptFile(token())).toBeUndefined();
   });
 
   // Guarantee: whole reads are bounded per file (a 16th of the budget) and in all; memory given
@@ -105,7 +106,7 @@ describe('SharedFileReads', () => {
   it('bounds the memory of kept files', async () => {
     const { shared } = reads({ maxBytes: 1600 });
     for (let i = 0; i < 17; i++) shared.start(token(`med_${String(i).padStart(25, '0')}`))(file(100));
-    expect(shared.shared(token(`med_${'0'.repeat(25)}`))).toBeUndefined();
-    expect(await shared.shared(token(`med_${String(16).padStart(25, '0')}`))).toBeDefined();
+    expect(shared.keptFile(token(`med_${'0'.repeat(25)}`))).toBeUndefined();
+    expect(shared.keptFile(token(`med_${String(16).padStart(25, '0')}`))).toBeDefined();
   });
 });

@@ -70,13 +70,17 @@ export class SharedFileReads {
     return this;
   }
 
-  /**
-   * The file of this URL as a read in flight or just done gives it, if one does: its file, or
-   * undefined when it shares none (a file streamed, a read that failed).
-   */
-  shared(token: string): Promise<WholeFile | undefined> | undefined {
+  /** The file of this URL kept from a read just done, if one is (and the URL is still valid). */
+  keptFile(token: string): WholeFile | undefined {
     const kept = this.kept.peek(token);
-    if (kept && Date.parse(kept.expiresAt) > this.now()) return Promise.resolve(kept);
+    return kept && Date.parse(kept.expiresAt) > this.now() ? kept : undefined;
+  }
+
+  /**
+   * The read of this URL's file in flight, if one is: its file, or undefined when it shares none
+   * (a file streamed, a read that failed).
+   */
+  inFlight(token: string): Promise<WholeFile | undefined> | undefined {
     return this.reading.get(token);
   }
 

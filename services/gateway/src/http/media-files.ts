@@ -4,6 +4,7 @@ import { errors, ServiceError } from '@svc/errors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PublishingClient } from '../clients.ts';
 import type { SharedFileReads, WholeFile } from './media-file-reads.ts';
+import type { HttpMetrics, MediaFileAnswer } from './metrics.ts';
 
 /**
  * How long one file may take to reach its fetcher: the stream from publishing holds a file open
@@ -31,19 +32,30 @@ interface FileHead {
  * Content-Range; a range that starts past the end answers 416 with a Content-Range of the size;
  * several ranges, or a header we cannot read, get the whole file (200), as HTTP allows.
  */
-export function mediaFileRoutes(publishing: PublishingClient, reads: SharedFileReads) {
+export function mediaFileRoutes(publishing: PublishingClient, reads: SharedFileReads, metrics?: HttpMetrics) {
+  const files: FileSources = {
+    publishing,
+    reads,
+    answered: (how) => metrics?.mediaFileFetch(how),
+  };
   return async (scope: FastifyInstance) => {
     // HEAD is its own route: Fastify's derived one would read the whole file to discard it.
     scope.get('/media-files/:token', { exposeHeadRoute: false }, (request, reply) =>
-      serveFile(publishing, reads, request, reply),
+      serveFile(files, request, reply),
     );
-    scope.head('/media-files/:token', (request, reply) => serveFile(publishing, reads, request, reply));
+    scope.head('/media-files/:token', (request, reply) => serveFile(files, request, reply));
   };
 }
 
+/** Where a file comes from (publishing, or a read of it already made here), and how each fetch is counted. */
+interface FileSources {
+  publishing: PublishingClient;
+  reads: SharedFileReads;
+  answered: (how: MediaFileAnswer) => void;
+}
+
 async function serveFile(
-  publishing: PublishingClient,
-  reads: SharedFileReads,
+  { publishing, reads, answered }: FileSources,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
@@ -54,8 +66,16 @@ async function serveFile(
   const range = headOnly ? null : parseRange(request.headers.range);
   const wholeGet = !headOnly && !range;
   if (wholeGet) {
-    const shared = await reads.shared(token);
-    if (shared) return sendWhole(reply, shared);
+    const kept = reads.keptFile(token);
+    if (kept) {
+      answered('kept');
+      return sendWhole(reply, kept);
+    }
+    const shared = await reads.inFlight(token);
+    if (shared) {
+      answered('shared');
+      return sendWhole(reply, shared);
+    }
   }
   // Settled on every path below: the fetches waiting on this read get the file or read it themselves.
   const settle = wholeGet ? reads.start(token) : undefined;
@@ -69,6 +89,7 @@ async function serveFile(
     // A bad token fails here, before anything is answered: a 404 in the error envelope.
     const head = await fileHead(messages);
     if (settle && reads.reserve(head.length)) {
+      answered('read');
       try {
         const file = { ...head, bytes: Buffer.concat(await collect(fileBytes(messages, head.length))) };
         settle(file);
@@ -78,6 +99,7 @@ async function serveFile(
       }
     }
     settle?.(undefined);
+    answered('streamed');
     return await streamed(reply, messages, head, { range, headOnly });
   } catch (error) {
     settle?.(undefined);

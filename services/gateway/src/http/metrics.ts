@@ -6,8 +6,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * and their latency by method and route. The route is Fastify's template (`/v1/posts/:id`), or
  * `unmatched` for a path no route serves, so a client cannot add series by varying the URL.
  */
+/**
+ * How a fetch of a signed media URL was answered: from the copy kept after a read (`kept`), from a
+ * read in flight (`shared`), by a read of its own from publishing held whole (`read`) or passed on
+ * as it arrived (`streamed`: a large file, a range, HEAD, or the memory for whole reads in use).
+ */
+export type MediaFileAnswer = 'kept' | 'shared' | 'read' | 'streamed';
+
 export class HttpMetrics {
   private readonly calls: CallMetrics<'method' | 'route' | 'status', 'method' | 'route'>;
+  private readonly mediaFiles: Counter<'answered'>;
 
   constructor(registry: Registry) {
     const requests = new Counter({
@@ -24,6 +32,16 @@ export class HttpMetrics {
       registers: [registry],
     });
     this.calls = new CallMetrics(requests, duration);
+    this.mediaFiles = new Counter({
+      name: 'media_file_fetches_total',
+      help: 'Fetches of signed media URLs, by how they were answered (kept, shared, read, streamed)',
+      labelNames: ['answered'],
+      registers: [registry],
+    });
+  }
+
+  mediaFileFetch(answered: MediaFileAnswer): void {
+    this.mediaFiles.inc({ answered });
   }
 
   observe(request: FastifyRequest, reply: FastifyReply): void {
