@@ -23,7 +23,9 @@ export class RequestLogBuffer {
     private readonly identity: IdentityClient,
     private readonly logger: Logger,
     private readonly flushMs = 1_000,
-    private readonly maxBatch = 1_000,
+    // A batch is encoded (and, by identity, stored) in one go, holding its event loop meanwhile:
+    // under load, batches of 200 keep each pause short, where 1,000 showed in the gateway's p99.
+    private readonly maxBatch = 200,
   ) {
     this.timer = setInterval(() => void this.flush(), this.flushMs);
     this.timer.unref();
