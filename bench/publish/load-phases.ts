@@ -1,10 +1,10 @@
 // The phases of bench:publish that load the pipeline: warm-up, throughput (1) and the target
 // load (1b).
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { counterSum } from '@svc/testing';
 import { gatewayClient } from './clients.ts';
 import type { RunContext } from './context.ts';
 import {
-  counterOf,
   cpuBreakdown,
   cpuSnapshot,
   histogramOf,
@@ -49,7 +49,7 @@ export async function warmUp(ctx: RunContext): Promise<void> {
 
 /** The signed downloads publishing has served a file for (the others shared a read at the gateway). */
 const fileReads = (ctx: RunContext) =>
-  counterOf(ctx.publishingMetricsUrl, 'grpc_server_handled_total', ['/ReadMediaFile"', 'code="OK"']);
+  counterSum(ctx.publishingMetricsUrl, 'grpc_server_handled_total', ['/ReadMediaFile"', 'code="OK"']);
 
 /** Posts created by CONCURRENCY clients, each sending its next POST on the last answer. */
 async function createAtSaturation(ctx: RunContext) {

@@ -196,15 +196,6 @@ export async function histogramOf(metricsUrl: string, metric: string, labels: st
   return buckets;
 }
 
-/** The sum of a counter's series whose labels include every one of `labels`, read off `/metrics`. */
-export async function counterOf(metricsUrl: string, metric: string, labels: string[]): Promise<number> {
-  let total = 0;
-  for (const line of (await (await fetch(metricsUrl)).text()).split('\n'))
-    if (line.startsWith(`${metric}{`) && labels.every((l) => line.includes(l)))
-      total += Number(line.split(' ').pop());
-  return total;
-}
-
 /**
  * The upper bound (ms) of the bucket holding quantile `q` of what was observed between two
  * readings of a histogram: the service's own view of its latency, to set beside the client's.

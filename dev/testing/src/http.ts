@@ -80,3 +80,16 @@ function canListen(port: number): Promise<boolean> {
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
+
+/**
+ * The sum of a Prometheus counter's series whose label text holds every one of `labels`
+ * (`'code="OK"'`), read off a `/metrics` URL: what a test or bench reads of a service's counters.
+ */
+export async function counterSum(metricsUrl: string, metric: string, labels: string[]): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (line.startsWith(`${metric}{`) && labels.every((label) => line.includes(label)))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
+}

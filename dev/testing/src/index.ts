@@ -14,7 +14,7 @@ export {
 } from './connect.ts';
 export { CookieJar } from './cookie-jar.ts';
 export { adminQuery, testDatabaseUrl } from './database.ts';
-export { api, freePort, uploadFile } from './http.ts';
+export { api, counterSum, freePort, uploadFile } from './http.ts';
 export { PrivatePostgres } from './private-postgres.ts';
 export { PrivateNats } from './private-servers.ts';
 export { type Behaviour, type ReceivedRequest, Receiver } from './receiver.ts';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { api, eventually } from '@svc/testing';
+import { api, counterSum, eventually } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,22 +107,22 @@ const errorOf = async (res: Response) =>
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string[]);
 
-/** The value of the first series of `metric` whose line holds every one of `labels`, on an ops port. */
-async function counter(opsPort: number, metric: string, labels: string[]): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${opsPort}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${metric}{`) && labels.every((x) => l.includes(x)));
-  return Number(line?.slice(line.lastIndexOf(' ') + 1) ?? 0);
-}
-
 /** Files publishing has streamed to the gateway so far (its ReadMediaFile calls). */
 const fileReads = () =>
-  counter(stack.publishing.opsPort, 'grpc_server_handled_total', ['/ReadMediaFile"', 'code="OK"']);
+  counterSum(opsMetrics(stack.publishing.opsPort), 'grpc_server_handled_total', [
+    '/ReadMediaFile"',
+    'code="OK"',
+  ]);
+
+const opsMetrics = (opsPort: number) => `http://127.0.0.1:${opsPort}/metrics`;
 
 /** Signed-URL fetches the gateway answered so far, by how (kept, shared, read, streamed). */
 async function fetchesAnswered(): Promise<Record<string, number>> {
   const hows = ['kept', 'shared', 'read', 'streamed'];
   const counts = await Promise.all(
-    hows.map((how) => counter(stack.gateway.opsPort, 'media_file_fetches_total', [`answered="${how}"`])),
+    hows.map((how) =>
+      counterSum(opsMetrics(stack.gateway.opsPort), 'media_file_fetches_total', [`answered="${how}"`]),
+    ),
   );
   return Object.fromEntries(hows.map((how, i) => [how, counts[i] ?? 0]));
 }
