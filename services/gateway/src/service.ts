@@ -85,8 +85,8 @@ async function connectRedis(runtime: ServiceRuntime, config: GatewayConfig, logg
     maxRetriesPerRequest: 0,
     commandTimeout: 1_000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2_000),
-    // The limiter's script of every request in flight at one moment goes in one write.
-    enableAutoPipelining: true,
+    // Not auto-pipelined: each request sends its script from its own turn of the event loop, so
+    // a pipeline would carry one command and add its bookkeeping to every request.
   });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis connection problem'));
   runtime.closeAtEnd('redis', () => redis.disconnect());
