@@ -23,7 +23,7 @@
 //   2. the sandbox's own ceiling: the Graph calls of the same targets (container create, status,
 //      media_publish, permalink; photo post + permalink) sent directly with the product's Graph
 //      client, as many in flight as one publishing replica runs (64), image served by a bare server;
-//      a warm-up round, then the median of 3 measured rounds.
+//      a warm-up round (twice a measured one), then the median of 3 measured rounds.
 //   3. POST alone: one post at a time with nothing else running, and the same create sent straight
 //      to publishing over gRPC (what the gateway adds).
 //   4. `wait=true`: one post at a time, each paired with the same two call chains sent directly
