@@ -26,8 +26,8 @@ export interface Ceiling {
  * workers. A round of a few hundred targets lasts a fraction of a second, so one slow moment
  * (a GC, the scheduler) moved a single measurement by 2×: the median of the measured rounds is
  * the ceiling. Before them, an unmeasured round of twice their size opens the connections and
- * warms the direct client, as the worker's is warm by then: after half a round only, each measured
- * round ran faster than the one before (six rounds: 2,822 → 3,662 targets/s).
+ * warms the direct client as the worker's is warm by then; a shorter warm-up left each measured
+ * round faster than the one before, so the ceiling came out low.
  */
 export async function ceilingPhase(ctx: RunContext): Promise<Ceiling> {
   const perRound = Math.max(1, Math.floor(CEILING_POSTS / CEILING_ROUNDS));
