@@ -3,7 +3,8 @@ import { type Conversation, GraphApiError, type GraphClient } from '@svc/graph-c
 import type { Logger } from '@svc/logging';
 import type { AccountImports } from './account-imports.ts';
 import { type Pacer, SweepStopped, UNPACED } from './call-pacer.ts';
-import { HistoryRecorder, type Horizon } from './history-recorder.ts';
+import { type Horizon, horizonOf } from './history-horizon.ts';
+import { HistoryRecorder } from './history-recorder.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { commentRow, dmRow, repliesOf } from './network-history.ts';
@@ -15,11 +16,6 @@ const OBJECTS = 25;
 /** A reconciliation reads conversations a page at a time, latest activity first, at most this many. */
 const SWEEP_PAGE = 25;
 const SWEEP_CONVERSATIONS = 100;
-/**
- * How long a message's webhook may still be on its way: a message this recent that came after
- * the account connected is announced by whoever stores it first, the import or its webhook.
- */
-const LIVE_MARGIN_MS = 60_000;
 
 export interface Imported {
   conversations: number;
@@ -108,14 +104,9 @@ export class CatchUp {
     reading: Reading,
     startedAt: Date,
   ): Promise<Imported> {
-    // The networks' history gives times in whole seconds: a message of the same second as the
-    // line is on the news side of it.
-    const historyBefore = (await this.deps.imports.begin(account, startedAt)).getTime();
-    const horizon = {
-      historyBefore: historyBefore - (historyBefore % 1000),
-      liveFrom: startedAt.getTime() - LIVE_MARGIN_MS,
-      connectedAt: account.connectedAt ? Date.parse(account.connectedAt) : 0,
-    };
+    const historyBefore = await this.deps.imports.begin(account, startedAt);
+    const connectedAt = account.connectedAt ? new Date(account.connectedAt) : null;
+    const horizon = horizonOf(historyBefore, startedAt, connectedAt);
     const parts = [
       () => this.importConversations(account, token, horizon, reading),
       () => this.importComments(account, token, horizon, reading),

@@ -1,19 +1,11 @@
 import type { KnownAccount } from '@svc/directory';
 import { newId } from '@svc/ids';
+import { type Horizon, sideOf } from './history-horizon.ts';
 import type { InboxEvents } from './inbox-events.ts';
 import type { MessageRow, NewConversation } from './inbox-rows.ts';
 import type { InboxStore } from './inbox-store.ts';
 import { type HistoryRow, historyMessage } from './network-history.ts';
 import type { SendRecords } from './send-records.ts';
-
-/** Where one import draws its lines, in milliseconds (see sideOf). */
-export interface Horizon {
-  historyBefore: number;
-  liveFrom: number;
-  connectedAt: number;
-}
-
-type Side = 'history' | 'news';
 
 /**
  * Stores what an import or a reconciliation (CatchUp) read of one conversation: each message
@@ -45,7 +37,7 @@ export class HistoryRecorder {
     // Oldest first, so that two sends of the same text complete in the order they went out.
     const fresh = rows.filter((row) => !known.has(row.platformId)).sort((a, b) => +a.at - +b.at);
     if (fresh.length === 0) return 0;
-    const sides = new Map(fresh.map((row) => [row.platformId, sideOf(row, horizon)]));
+    const sides = new Map(fresh.map((row) => [row.platformId, sideOf(row.at, horizon)]));
     return store.write(async (tx) => {
       const at = now();
       const base = { partnerId: account.partnerId, workspaceId: account.workspaceId, accountId: account.id };
@@ -90,18 +82,4 @@ export class HistoryRecorder {
       return { result: stored.length + adopted.length, events: announced };
     });
   }
-}
-
-/**
- * History is what is older than the account's first import: it was there before the account
- * connected, and is stored without events. News is newer than the first import: it arrived while
- * the account was not active, while we were down, or its webhook never came, and the import
- * announces it, as its webhook would have. A message a little older than the first import (within
- * the live margin) that came after the account connected is news too: its webhook may still be on
- * its way, and whichever of the two stores it first announces it, once.
- */
-function sideOf(row: HistoryRow, horizon: Horizon): Side {
-  const at = row.at.getTime();
-  if (at >= horizon.historyBefore) return 'news';
-  return at >= horizon.liveFrom && at >= horizon.connectedAt ? 'news' : 'history';
 }
