@@ -15,9 +15,9 @@ export type Side = 'history' | 'news';
  * line at `historyBefore` and that connected at `connectedAt`. The networks' history gives times
  * in whole seconds, so both lines are drawn at the start of their second: a message of the same
  * second as the first import, or as the connection, is news. Drawn at the exact millisecond, a DM
- * written in the second the account connected, and read by an import that began after it (its
- * `account.connected` came late), was history: stored without an event, while its webhook,
- * arriving after, found it stored and announced nothing either.
+ * written in the second the account connected and read by an import that began after it (its
+ * `account.connected` came late) would be history, stored without an event, and its webhook,
+ * arriving after, would find it stored: nobody would announce it.
  */
 export function horizonOf(historyBefore: Date, startedAt: Date, connectedAt: Date | null): Horizon {
   return {
