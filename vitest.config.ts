@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['{packages,services,clients,dev}/*/{src,test}/**/*.test.ts', 'deploy/test/**/*.test.ts'],
     globalSetup: ['dev/testing/src/global-setup.ts'],
+    // A failed test prints what its services logged at warn and above meanwhile.
+    setupFiles: ['dev/testing/src/failure-logs.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

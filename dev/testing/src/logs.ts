@@ -23,3 +23,29 @@ export function keepLine(lines: LogLine[], line: string): void {
     process.stderr.write(`${line}\n`);
   }
 }
+
+/** The log lines of every system running in this test process (see System.start and stop). */
+const running = new Set<LogLine[]>();
+/** Those of the systems started since the last mark, stopped or not (a test may start and stop one). */
+let startedSinceMark: LogLine[][] = [];
+
+export function watchLogs(lines: LogLine[]): void {
+  running.add(lines);
+  startedSinceMark.push(lines);
+}
+
+export function unwatchLogs(lines: LogLine[]): void {
+  running.delete(lines);
+}
+
+/** Where each running system's log stands now. */
+export function markLogs(): Map<LogLine[], number> {
+  startedSinceMark = [];
+  return new Map([...running].map((lines) => [lines, lines.length]));
+}
+
+/** The lines logged since `marks` by the systems running then and those started since. */
+export function linesSince(marks: Map<LogLine[], number>): LogLine[] {
+  const logs = new Set([...marks.keys(), ...startedSinceMark]);
+  return [...logs].flatMap((lines) => lines.slice(marks.get(lines) ?? 0));
+}

@@ -5,7 +5,7 @@ import type { RunningSandbox } from '@svc/graph-sandbox';
 import { type ChildEntry, type ServiceChild, startChild } from './child-process.ts';
 import { freePort } from './http.ts';
 import { type InProcess, type ServiceName, type StartOptions, startInProcess } from './in-process.ts';
-import { type LogLine, logSink } from './logs.ts';
+import { type LogLine, logSink, unwatchLogs, watchLogs } from './logs.ts';
 import { createPartner, type Partner, type PartnerOptions } from './partners.ts';
 import { removePrefixedState } from './prefixed-state.ts';
 import { type SandboxControl, type SandboxOptions, sandboxControl, startSandbox } from './sandbox.ts';
@@ -106,6 +106,7 @@ export class System {
     });
     const system = new System(options, databaseUrl, prefix, addresses, sandbox.running);
     system.sandboxChild = sandbox.child;
+    watchLogs(system.logs);
     try {
       for (const name of ORDER.filter((n) => options.services.includes(n))) {
         const first = await system.start(name, { label: name });
@@ -238,6 +239,7 @@ export class System {
 
   /** Stops everything, newest first, then removes the media folder and this prefix's NATS streams and Redis keys. */
   async stop(): Promise<void> {
+    unwatchLogs(this.logs);
     for (const instance of [...this.instances].reverse()) await this.stopInstance(instance);
     await this.sandbox?.close();
     await this.sandboxChild?.stop();

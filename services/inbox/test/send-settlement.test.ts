@@ -50,7 +50,11 @@ const withholdEchoes = () =>
 const sentWith = async (text: string) =>
   (await h.system.sandboxControl<SentLog>('GET', '/__sandbox/sent')).data.filter((s) => s.text === text);
 
-/** Retries slowly (the key's answer changes once the send is settled), staying under the key's rate limit. */
+/**
+ * Retries slowly (the key's answer changes once the send is settled), staying under the key's rate
+ * limit, for 30 s at most: the tests that use it allow 90 s, so that on a loaded CI machine the
+ * answer it gives up with is what fails, with the services' warnings printed beside it.
+ */
 async function retryUntil(send: () => Promise<Answer>, done: (a: Answer) => boolean): Promise<Answer> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -164,7 +168,7 @@ describe('a DM whose send timed out and never echoed', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(settled.body.id);
     expect(await sentWith(text)).toHaveLength(1);
-  });
+  }, 90_000);
 });
 
 describe('a send whose account is deleted before it settled', () => {
@@ -187,7 +191,7 @@ describe('a send whose account is deleted before it settled', () => {
     const settled = await retryUntil(send, (a) => a.body.error?.code !== 'conflict');
     expect(settled.status).toBe(409);
     expect(settled.body.error.code).toBe('account_disconnected');
-  });
+  }, 90_000);
 });
 
 describe('a private reply whose inbox died between claim and answer', () => {
