@@ -3,7 +3,7 @@ import { type Bus, connectBus, type DeadLetter, listDeadLetters } from '@svc/bus
 import type { ConversationView, MessageView } from '@svc/contracts/public';
 import { metaJson, signatureHeaders } from '@svc/graph-sandbox';
 import { createLogger } from '@svc/logging';
-import { api } from '@svc/testing';
+import { api, eventually as poll } from '@svc/testing';
 import { type InboxHarness, startInbox } from './harness.ts';
 
 /**
@@ -17,21 +17,8 @@ export async function startBusyInbox(): Promise<InboxHarness> {
 }
 
 /** Polls `check` every 100 ms (REST reads, not a tight loop) until it answers, for up to 10 s. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms`, { cause: lastError });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export const eventually = <T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> =>
+  poll(check, timeoutMs, 100);
 
 /** The test system's app secret (META_APP_SECRET's development value): Meta signs with it. */
 const APP_SECRET = 'sandbox-app-secret-0123456789abcdef';
