@@ -1,29 +1,35 @@
 import { pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
-import type { Db } from './db.ts';
+import { type Db, ONE_SNAPSHOT } from './db.ts';
 
-/** GET /v1/events/:id/deliveries: every attempt of one of the partner's events, in order. */
+/**
+ * GET /v1/events/:id/deliveries: every attempt of one of the partner's events, in order, with the
+ * delivery's state, all as of one moment (an attempt recorded meanwhile is in all three or none).
+ */
 export async function listAttempts(
   db: Db,
   partnerSlug: string,
   eventId: string,
   page: { page: number; limit: number },
 ) {
-  const event = await db.event.findFirst({
-    where: { id: eventId, partnerSlug },
-    select: { delivery: { select: { state: true, nextAttemptAt: true } } },
-  });
-  if (!event) throw errors.notFound('event');
   const where = { eventId };
-  const [attempts, total] = await Promise.all([
-    db.deliveryAttempt.findMany({
-      where,
-      orderBy: [{ attemptedAt: 'asc' }, { number: 'asc' }],
-      ...pageWindow(page.page, page.limit),
-    }),
-    db.deliveryAttempt.count({ where }),
-  ]);
+  const [event, attempts, total] = await db.$transaction(
+    [
+      db.event.findFirst({
+        where: { id: eventId, partnerSlug },
+        select: { delivery: { select: { state: true, nextAttemptAt: true } } },
+      }),
+      db.deliveryAttempt.findMany({
+        where,
+        orderBy: [{ attemptedAt: 'asc' }, { number: 'asc' }],
+        ...pageWindow(page.page, page.limit),
+      }),
+      db.deliveryAttempt.count({ where }),
+    ],
+    ONE_SNAPSHOT,
+  );
+  if (!event) throw errors.notFound('event');
   return { attempts, total, delivery: event.delivery };
 }
 

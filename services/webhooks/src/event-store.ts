@@ -2,7 +2,7 @@ import { eventEnvelopeSchema } from '@svc/bus';
 import type { EventEnvelope } from '@svc/contracts/public';
 import { pageWindow } from '@svc/db';
 import type pg from 'pg';
-import type { Db } from './db.ts';
+import { type Db, ONE_SNAPSHOT } from './db.ts';
 import { announcesDeletion } from './deleted-workspaces.ts';
 import { MAX_ATTEMPTS } from './delivery/schedule.ts';
 
@@ -125,7 +125,12 @@ export interface EventQuery {
   limit: number;
 }
 
-/** GET /v1/events: the stored bodies, oldest first (created_at, then id for a stable order). */
+/**
+ * GET /v1/events: the stored bodies, oldest first (created_at, then id for a stable order). The
+ * page and its total are read in one snapshot: counted beside the page, the total could include an
+ * event stored after the page was read, and a client reading pages until they add up to the total
+ * would wait for an event no page holds.
+ */
 export async function listEvents(db: Db, query: EventQuery): Promise<{ bodies: string[]; total: number }> {
   const where = {
     partnerSlug: query.partnerSlug,
@@ -133,14 +138,17 @@ export async function listEvents(db: Db, query: EventQuery): Promise<{ bodies: s
     ...(query.type !== undefined ? { type: query.type } : {}),
     ...(query.since !== undefined ? { createdAt: { gt: query.since } } : {}),
   };
-  const [events, total] = await Promise.all([
-    db.event.findMany({
-      where,
-      select: { body: true },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-      ...pageWindow(query.page, query.limit),
-    }),
-    db.event.count({ where }),
-  ]);
+  const [events, total] = await db.$transaction(
+    [
+      db.event.findMany({
+        where,
+        select: { body: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        ...pageWindow(query.page, query.limit),
+      }),
+      db.event.count({ where }),
+    ],
+    ONE_SNAPSHOT,
+  );
   return { bodies: events.map((e) => e.body), total };
 }

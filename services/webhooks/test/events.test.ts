@@ -119,6 +119,29 @@ describe('GET /v1/events', () => {
     expect(ids(pages)).toEqual(ids(events));
   });
 
+  // Guarantee: a page and its total are one moment's view, also while events are being stored:
+  // a client reading pages until they add up to the total never waits on an event it cannot get.
+  it('answers a total that agrees with its page while events arrive', async () => {
+    const workspace = newId('workspace');
+    const arriving = Array.from({ length: 150 }, (_, n) =>
+      makeEvent('post.published', { partner: slug, workspace, external_id: null }, { n }, at(20 + n)),
+    );
+    let published = false;
+    const publishing = (async () => {
+      for (const event of arriving) await publish(event);
+      published = true;
+    })();
+    const disagreements: string[] = [];
+    for (let total = 0; !published || total < arriving.length; ) {
+      const page = (await partner('GET', `/v1/events?workspace=${workspace}&limit=200`)).body;
+      total = page.total;
+      if (page.data.length !== page.total)
+        disagreements.push(`${page.data.length} listed, total ${page.total}`);
+    }
+    await publishing;
+    expect(disagreements).toEqual([]);
+  });
+
   // Guarantee: bad query values are refused with 400 validation_error naming the field.
   it.each([
     ['limit=0', 'limit'],
