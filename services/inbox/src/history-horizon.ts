@@ -8,7 +8,7 @@ export interface Horizon {
   connectedAt: number;
 }
 
-export type Side = 'history' | 'news';
+type Side = 'history' | 'news';
 
 /**
  * The lines of a run that started at `startedAt`, for an account whose first import drew its

@@ -47,9 +47,9 @@ const PAGE = 200;
 
 /**
  * The partner's view of its events: `GET /v1/events` of one workspace and type, all pages. A
- * short page is the last: `total` is counted beside the page, so it may include an event stored
- * after the page was read, and waiting for the pages to add up to it would ask for empty pages
- * for good.
+ * short page is the last: the pages are read one after another, so a later page's total may count
+ * events stored after the earlier pages were read, and waiting for the pages to add up to it
+ * could ask for empty pages for good.
  */
 async function partnerEvents(h: InboxHarness, workspace: string, type: string): Promise<Event[]> {
   const events: Event[] = [];

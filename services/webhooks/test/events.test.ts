@@ -129,16 +129,20 @@ describe('GET /v1/events', () => {
     let published = false;
     const publishing = (async () => {
       for (const event of arriving) await publish(event);
+    })().finally(() => {
       published = true;
-    })();
+    });
     const disagreements: string[] = [];
-    for (let total = 0; !published || total < arriving.length; ) {
+    const deadline = Date.now() + 20_000;
+    let total = 0;
+    while ((!published || total < arriving.length) && Date.now() < deadline) {
       const page = (await partner('GET', `/v1/events?workspace=${workspace}&limit=200`)).body;
       total = page.total;
       if (page.data.length !== page.total)
         disagreements.push(`${page.data.length} listed, total ${page.total}`);
     }
     await publishing;
+    expect(total).toBe(arriving.length);
     expect(disagreements).toEqual([]);
   });
 
