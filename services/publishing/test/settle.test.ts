@@ -1,10 +1,10 @@
-import { connectBus, OutboxRelay } from '@svc/bus';
+import { type Bus, connectBus, OutboxRelay } from '@svc/bus';
 import { createClient, IdentityService, type ServiceClient } from '@svc/contracts';
 import { createPool } from '@svc/db';
 import { WorkspaceDirectory } from '@svc/directory';
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { uniquePrefix } from '@svc/testing';
+import { eventually, uniquePrefix } from '@svc/testing';
 import { type InProcess, type System, startSystem } from '@svc/testing/system';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ let identity: InProcess['identity'];
 let identityClient: ServiceClient<typeof IdentityService>;
 let settlement: Settlement;
 let pool: pg.Pool;
+let bus: Bus;
 let workspaceId: string;
 let partnerId: string;
 let close: () => Promise<void>;
@@ -50,7 +51,7 @@ beforeAll(async () => {
   workspaceId = workspace?.id ?? '';
   // Enough connections for every concurrent settlement to run at the same moment.
   pool = createPool(databaseUrl, SCHEMA, 20);
-  const bus = await connectBus({
+  bus = await connectBus({
     url: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     prefix,
     name: 'settle-test',
@@ -109,12 +110,30 @@ async function postRow(postId: string) {
   return rows[0];
 }
 
+/**
+ * The `post.*` events of a post that reached the bus. A settlement publishes its event right after
+ * its commit and deletes the outbox row a moment later, so the outbox alone is no record of what
+ * was written: once no row of the post is left to publish, every event written is on the stream.
+ */
 async function postEvents(postId: string): Promise<string[]> {
-  const { rows } = await pool.query<{ subject: string }>(
-    `SELECT subject FROM outbox WHERE payload->'data'->'post'->>'id' = $1`,
-    [postId],
-  );
-  return rows.map((r) => r.subject);
+  await eventually(async () => {
+    const { rowCount } = await pool.query(`SELECT 1 FROM outbox WHERE payload->'data'->'post'->>'id' = $1`, [
+      postId,
+    ]);
+    return rowCount === 0 ? true : undefined;
+  });
+  const stream = bus.subjects.streamName('events');
+  const { state } = await bus.jsm.streams.info(stream);
+  const consumer = await bus.js.consumers.get(stream);
+  const types: string[] = [];
+  for (let seq = 0; seq < state.last_seq; ) {
+    const message = await consumer.next({ expires: 5_000 });
+    if (!message) throw new Error(`the events stream stopped at ${seq} of ${state.last_seq}`);
+    seq = message.seq;
+    const event = message.json<{ type: string; data: { post?: { id?: string } } }>();
+    if (event.data.post?.id === postId) types.push(event.type);
+  }
+  return types;
 }
 
 describe('settling targets', () => {
