@@ -66,6 +66,14 @@ export function prismaAdapter(pool: pg.Pool, schema: string): PrismaPg {
   return new PrismaPg(pool, { schema });
 }
 
+/**
+ * `$transaction` options for reads that must agree, as a page and its total must: all of them see
+ * one snapshot of the database, whatever commits meanwhile. (Counted beside the page on another
+ * connection, a total could include a row committed between the two reads and found on no page,
+ * and a client reading pages until they add up to the total would never finish.)
+ */
+export const ONE_SNAPSHOT = { isolationLevel: 'RepeatableRead' } as const;
+
 /** Page/limit to offset, with the spec's defaults (page 1, limit 50, max 200). */
 export function pageWindow(page: number, limit: number): { skip: number; take: number } {
   const take = limit > 0 ? Math.min(limit, 200) : 50;

@@ -1,6 +1,6 @@
 import { type EventScope, eventRow, type OutboxRelay, writeOutbox } from '@svc/bus';
 import type { EventEnvelope } from '@svc/contracts/public';
-import { type Caller, found, pageWindow, visibleTo } from '@svc/db';
+import { type Caller, found, ONE_SNAPSHOT, pageWindow, visibleTo } from '@svc/db';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
 import { accountEvent, changeEvents } from './account-events.ts';
@@ -70,10 +70,13 @@ export class AccountStore {
       ...(query.network ? { network: query.network } : {}),
       ...(query.status ? { status: query.status } : {}),
     };
-    const [accounts, total] = await Promise.all([
-      this.db.account.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
-      this.db.account.count({ where }),
-    ]);
+    const [accounts, total] = await this.db.$transaction(
+      [
+        this.db.account.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+        this.db.account.count({ where }),
+      ],
+      ONE_SNAPSHOT,
+    );
     return { accounts, total };
   }
 

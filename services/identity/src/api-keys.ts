@@ -1,6 +1,6 @@
 import type { AuthCache, CachedPrincipal } from '@svc/auth-cache';
 import { generateApiKey, hashToken, keyDisplayPrefix } from '@svc/crypto';
-import { pageWindow } from '@svc/db';
+import { ONE_SNAPSHOT, pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type { Db } from './db.ts';
@@ -33,10 +33,13 @@ export async function listApiKeys(
   query: { page: number; limit: number },
 ): Promise<{ keys: ApiKey[]; total: number }> {
   const where = { partnerId, workspaceId, revokedAt: null };
-  const [keys, total] = await Promise.all([
-    db.apiKey.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
-    db.apiKey.count({ where }),
-  ]);
+  const [keys, total] = await db.$transaction(
+    [
+      db.apiKey.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+      db.apiKey.count({ where }),
+    ],
+    ONE_SNAPSHOT,
+  );
   return { keys, total };
 }
 

@@ -2,7 +2,7 @@ import type { AuthCache, CachedPrincipal } from '@svc/auth-cache';
 import { eventRow, makeEvent, SIGNALS, writeOutbox } from '@svc/bus';
 import { embedSurface } from '@svc/contracts/public';
 import { generateEmbedToken, hashToken } from '@svc/crypto';
-import { pageWindow } from '@svc/db';
+import { ONE_SNAPSHOT, pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type { Db } from './db.ts';
@@ -91,10 +91,13 @@ export async function listEmbedSessions(
     endedAt: null,
     expiresAt: { gt: new Date() },
   };
-  const [sessions, total] = await Promise.all([
-    db.embedSession.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
-    db.embedSession.count({ where }),
-  ]);
+  const [sessions, total] = await db.$transaction(
+    [
+      db.embedSession.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+      db.embedSession.count({ where }),
+    ],
+    ONE_SNAPSHOT,
+  );
   return { sessions, total };
 }
 

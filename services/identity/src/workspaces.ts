@@ -1,6 +1,6 @@
 import type { AuthCache } from '@svc/auth-cache';
 import { eventRow, makeEvent, SIGNALS, writeOutbox } from '@svc/bus';
-import { type Fields, found, isUniqueViolation, pageWindow, selectList } from '@svc/db';
+import { type Fields, found, isUniqueViolation, ONE_SNAPSHOT, pageWindow, selectList } from '@svc/db';
 import { errors } from '@svc/errors';
 import { newId } from '@svc/ids';
 import type pg from 'pg';
@@ -95,10 +95,13 @@ export async function listWorkspaces(
     ...live(partnerId),
     ...(query.externalId !== undefined ? { externalId: query.externalId } : {}),
   };
-  const [workspaces, total] = await Promise.all([
-    db.workspace.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
-    db.workspace.count({ where }),
-  ]);
+  const [workspaces, total] = await db.$transaction(
+    [
+      db.workspace.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+      db.workspace.count({ where }),
+    ],
+    ONE_SNAPSHOT,
+  );
   return { workspaces: workspaces.map(alive), total };
 }
 

@@ -346,6 +346,31 @@ describe('publishing', () => {
     expect(go.body.status).toBe('published');
   });
 
+  // Guarantee: a page of posts and its total are one moment's view, also while posts are created:
+  // a client reading pages until they add up to the total never waits on a post it cannot get.
+  it('answers a total that agrees with its page while posts are created', async () => {
+    const { workspace, page } = await workspaceWithAccounts();
+    const count = 120;
+    let created = 0;
+    const creating = (async () => {
+      for (; created < count; created++) {
+        const draft = { workspace, caption: `Draft ${created}`, targets: [page.id], draft: true };
+        expect((await call('POST', '/v1/posts', draft)).status).toBe(201);
+      }
+    })();
+    const disagreements: string[] = [];
+    let total = 0;
+    for (let reads = 0; (created < count || total < count) && reads < 2_000; reads++) {
+      const listed = (await call('GET', `/v1/posts?workspace=${workspace}&limit=200`)).body;
+      total = listed.total;
+      if (listed.data.length !== listed.total)
+        disagreements.push(`${listed.data.length} listed, total ${listed.total}`);
+    }
+    await creating;
+    expect(total).toBe(count);
+    expect(disagreements).toEqual([]);
+  });
+
   // Guarantee: a scheduled post whose account was disconnected meanwhile fails for that target,
   // also right after a publish to that account (workers keep tokens, and drop one on
   // account.disconnected).

@@ -6,12 +6,6 @@ const SCHEMA = 'webhooks';
 
 export type Db = PrismaClient;
 
-/**
- * `$transaction` options for reads that must agree (a page and its total): all of them see one
- * snapshot of the database, whatever is committed meanwhile.
- */
-export const ONE_SNAPSHOT = { isolationLevel: 'RepeatableRead' } as const;
-
 export function openDatabase(databaseUrl: string, logger?: Logger, poolSize = 10) {
   const pool = createPool(databaseUrl, SCHEMA, poolSize, logger);
   const prisma = new PrismaClient({ adapter: prismaAdapter(pool, SCHEMA) });

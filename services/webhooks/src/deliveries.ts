@@ -1,7 +1,7 @@
-import { pageWindow } from '@svc/db';
+import { ONE_SNAPSHOT, pageWindow } from '@svc/db';
 import { errors } from '@svc/errors';
 import type pg from 'pg';
-import { type Db, ONE_SNAPSHOT } from './db.ts';
+import type { Db } from './db.ts';
 
 /**
  * GET /v1/events/:id/deliveries: every attempt of one of the partner's events, in order, with the

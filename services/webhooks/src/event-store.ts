@@ -1,8 +1,8 @@
 import { eventEnvelopeSchema } from '@svc/bus';
 import type { EventEnvelope } from '@svc/contracts/public';
-import { pageWindow } from '@svc/db';
+import { ONE_SNAPSHOT, pageWindow } from '@svc/db';
 import type pg from 'pg';
-import { type Db, ONE_SNAPSHOT } from './db.ts';
+import type { Db } from './db.ts';
 import { announcesDeletion } from './deleted-workspaces.ts';
 import { MAX_ATTEMPTS } from './delivery/schedule.ts';
 

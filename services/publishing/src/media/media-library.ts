@@ -1,5 +1,5 @@
 import { type EventScope, eventRow, makeEvent, type OutboxRelay, SIGNALS, writeOutbox } from '@svc/bus';
-import { type Caller, found, pageWindow, transaction, visibleTo } from '@svc/db';
+import { type Caller, found, ONE_SNAPSHOT, pageWindow, transaction, visibleTo } from '@svc/db';
 import type { WorkspaceDirectory } from '@svc/directory';
 import { errors } from '@svc/errors';
 import type { Logger } from '@svc/logging';
@@ -164,10 +164,13 @@ export class MediaLibrary {
       throw errors.forbidden('this workspace key can only reach its own workspace');
     await this.deps.workspaces.confirmOwned(caller, query.workspaceId);
     const where = { ...visibleTo(caller), workspaceId: query.workspaceId };
-    const [media, total] = await Promise.all([
-      this.db.media.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
-      this.db.media.count({ where }),
-    ]);
+    const [media, total] = await this.db.$transaction(
+      [
+        this.db.media.findMany({ where, orderBy: { id: 'asc' }, ...pageWindow(query.page, query.limit) }),
+        this.db.media.count({ where }),
+      ],
+      ONE_SNAPSHOT,
+    );
     return { media, total };
   }
 

@@ -1,5 +1,5 @@
 import { jobRow, type OutboxRelay, type OutboxRow, outboxColumns, SUBJECTS, writeOutbox } from '@svc/bus';
-import { type Caller, pageWindow, transaction } from '@svc/db';
+import { type Caller, ONE_SNAPSHOT, pageWindow, transaction } from '@svc/db';
 import type pg from 'pg';
 import type { Db } from '../db.ts';
 import type { Post, PostTarget } from '../generated/prisma/client.ts';
@@ -74,15 +74,18 @@ export class PostStore {
 
   async list(caller: Caller, query: PostQuery): Promise<{ posts: PostWithTargets[]; total: number }> {
     const where = postFilter(caller, query);
-    const [posts, total] = await Promise.all([
-      this.db.post.findMany({
-        where,
-        include: { targets: true },
-        orderBy: { id: 'asc' },
-        ...pageWindow(query.page, query.limit),
-      }),
-      this.db.post.count({ where }),
-    ]);
+    const [posts, total] = await this.db.$transaction(
+      [
+        this.db.post.findMany({
+          where,
+          include: { targets: true },
+          orderBy: { id: 'asc' },
+          ...pageWindow(query.page, query.limit),
+        }),
+        this.db.post.count({ where }),
+      ],
+      ONE_SNAPSHOT,
+    );
     return { posts, total };
   }
 
