@@ -435,6 +435,7 @@ describe('fuzz', () => {
         ...(body === undefined && method === 'GET'
           ? []
           : [['content-type', 'application/json'] as [string, string]]),
+        ...(surface === 'mcp' ? [['accept', 'application/json, text/event-stream'] as [string, string]] : []),
       ],
       body,
       may502: false,
@@ -447,6 +448,8 @@ describe('fuzz', () => {
       // A free-form field nested past Prisma's JSON reader (128 levels) was a 500 from identity.
       one('rest', 'PATCH', `/v1/workspaces/${known.ids.ws?.[0]}`, keys.partner, `{"settings":${deep}}`),
       one('rest', 'POST', '/v1/workspaces', keys.partner, `{"name":"deep","settings":${deep}}`),
+      // Nested too deep under an empty key, it was refused with `field: ""` (FUZZ_SEED=469012).
+      one('mcp', 'POST', '/mcp', keys.workspace, `{"":${'{"a":'.repeat(70)}1${'}'.repeat(70)}}`),
       // A NUL character (U+0000), which Postgres cannot store, was a 500 from the service.
       one('rest', 'GET', '/v1/workspaces?external_id=a%00b', keys.partner),
       one('rest', 'POST', '/v1/workspaces', keys.partner, '{"name":"a\\u0000b"}'),

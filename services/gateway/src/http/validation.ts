@@ -55,7 +55,8 @@ export function refuseUnstorable(input: unknown, part: 'query' | 'body'): void {
     }
     if (!isContainer(value)) continue;
     if (path.length >= MAX_DEPTH) {
-      const top = path[0] ?? part;
+      // An empty top key (`{"": …}`) is named by the part, never by an empty string.
+      const top = path[0] || part;
       throw new ServiceError('validation_error', `${top} is nested deeper than ${MAX_DEPTH} levels`, {
         field: top,
       });
