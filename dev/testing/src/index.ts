@@ -15,6 +15,7 @@ export {
 export { CookieJar } from './cookie-jar.ts';
 export { adminQuery, testDatabaseUrl } from './database.ts';
 export { api, counterSum, freePort, uploadFile } from './http.ts';
+export { removePrefixedState } from './prefixed-state.ts';
 export { PrivatePostgres } from './private-postgres.ts';
 export { PrivateNats } from './private-servers.ts';
 export { type Behaviour, type ReceivedRequest, Receiver } from './receiver.ts';

@@ -1,6 +1,6 @@
 import { LocalCache } from '@svc/cache';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ACCOUNT_ANNOUNCEMENTS,
@@ -21,7 +21,10 @@ beforeAll(async () => {
     logger: createLogger('test', { level: 'silent' }),
   });
 });
-afterAll(() => bus.close());
+afterAll(async () => {
+  await bus.close();
+  await removePrefixedState(bus.subjects.prefix);
+});
 
 describe('LocalCache announcements', () => {
   const announce = (type: string, accountId: string) => {

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bus, CONSUMERS, connectBus, consume, type PublishJob, SUBJECTS } from '../src/index.ts';
 
@@ -24,7 +24,10 @@ beforeAll(async () => {
     logger,
   });
 });
-afterAll(() => bus.close());
+afterAll(async () => {
+  await bus.close();
+  await removePrefixedState(bus.subjects.prefix);
+});
 
 const publishJob = (payload: string, id: string) =>
   bus.js.publish(bus.subjects.subject(SUBJECTS.publishJob.name), payload, { msgID: id });

@@ -1,6 +1,6 @@
 import { newId } from '@svc/ids';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Bus,
@@ -26,7 +26,10 @@ beforeAll(async () => {
     logger,
   });
 });
-afterAll(() => bus.close());
+afterAll(async () => {
+  await bus.close();
+  await removePrefixedState(bus.subjects.prefix);
+});
 
 const signal = (workspace: string): WorkspaceSignal => ({
   id: newId('event'),

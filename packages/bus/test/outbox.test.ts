@@ -1,6 +1,6 @@
 import { createPool } from '@svc/db';
 import { createLogger } from '@svc/logging';
-import { createTestDatabase, uniquePrefix } from '@svc/testing';
+import { createTestDatabase, removePrefixedState, uniquePrefix } from '@svc/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await bus.close();
+  await removePrefixedState(bus.subjects.prefix);
   await pool.end();
 });
 

@@ -1,6 +1,6 @@
 import { type Bus, connectBus, makeEvent, SIGNALS } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KnownWorkspace, WorkspaceCache } from '../src/workspace-cache.ts';
 
@@ -16,7 +16,10 @@ beforeAll(async () => {
     logger: createLogger('test', { level: 'silent' }),
   });
 });
-afterAll(() => bus.close());
+afterAll(async () => {
+  await bus.close();
+  await removePrefixedState(bus.subjects.prefix);
+});
 
 /** A loader that answers the current external_id of each workspace and counts its calls. */
 function identity() {

@@ -1,6 +1,6 @@
 import { CONSUMERS, connectBus, makeEvent, SUBJECTS } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { expect, it } from 'vitest';
 import { ServiceRuntime } from '../src/index.ts';
 
@@ -38,5 +38,6 @@ it('counts redeliveries, dead letters and lag per consumer', async () => {
     expect(text).toMatch(/bus_consumer_lag\{consumer="accounts-workspace-deleted"[^}]*\} 0/);
   } finally {
     await runtime.stop();
+    await removePrefixedState(prefix);
   }
 });

@@ -1,6 +1,6 @@
 import { CONSUMERS, connectBus, makeEvent, SUBJECTS } from '@svc/bus';
 import { createLogger } from '@svc/logging';
-import { eventually, uniquePrefix } from '@svc/testing';
+import { eventually, removePrefixedState, uniquePrefix } from '@svc/testing';
 import { describe, expect, it } from 'vitest';
 import { ServiceRuntime } from '../src/index.ts';
 
@@ -71,6 +71,7 @@ describe('ServiceRuntime.stop', () => {
       await expect(fetch(`http://127.0.0.1:${opsPort}/healthz`)).rejects.toThrow();
     } finally {
       await publisher.close();
+      await removePrefixedState(prefix);
     }
   });
 
