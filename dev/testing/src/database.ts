@@ -32,3 +32,31 @@ export async function adminQuery<Row extends pg.QueryResultRow = pg.QueryResultR
     await client.end();
   }
 }
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+/**
+ * The tables Postgres would read whole (a sequential scan) to run `statement`, from its
+ * `EXPLAIN (FORMAT JSON)`: how a test shows a batch statement costs its batch, not its table.
+ */
+export async function tablesReadWhole(
+  client: pg.ClientBase,
+  statement: string,
+  values: unknown[] = [],
+): Promise<string[]> {
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (FORMAT JSON) ${statement}`,
+    values,
+  );
+  const scanned = (node: PlanNode): string[] => [
+    ...(node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : []),
+    ...(node.Plans ?? []).flatMap(scanned),
+  ];
+  const plan = rows[0]?.['QUERY PLAN'][0].Plan;
+  if (!plan) throw new Error(`no plan for ${statement}`);
+  return scanned(plan);
+}

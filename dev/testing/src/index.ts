@@ -13,7 +13,7 @@ export {
   workspaceWithAccounts,
 } from './connect.ts';
 export { CookieJar } from './cookie-jar.ts';
-export { adminQuery, testDatabaseUrl } from './database.ts';
+export { adminQuery, tablesReadWhole, testDatabaseUrl } from './database.ts';
 export { api, counterSum, freePort, uploadFile } from './http.ts';
 export { removePrefixedState } from './prefixed-state.ts';
 export { PrivatePostgres } from './private-postgres.ts';

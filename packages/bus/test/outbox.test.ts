@@ -1,6 +1,6 @@
 import { createPool } from '@svc/db';
 import { createLogger } from '@svc/logging';
-import { createTestDatabase, removePrefixedState, uniquePrefix } from '@svc/testing';
+import { createTestDatabase, removePrefixedState, tablesReadWhole, uniquePrefix } from '@svc/testing';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -73,13 +73,6 @@ describe('the service pool', () => {
   });
 });
 
-/** The tables a plan reads whole, over every node of an `EXPLAIN (FORMAT JSON)`. */
-function scannedWhole(plan: Record<string, unknown>): string[] {
-  const own = plan['Node Type'] === 'Seq Scan' ? [String(plan['Relation Name'])] : [];
-  const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-  return [...own, ...children.flatMap(scannedWhole)];
-}
-
 describe("the relay's claim", () => {
   // Guarantee: a batch is claimed and deleted by primary key however many rows wait, so draining a
   // backlog (after a NATS outage) costs its size, not its size squared. The plan checked is the one
@@ -94,10 +87,7 @@ describe("the relay's claim", () => {
       );
       await client.query('ANALYZE outbox');
       await client.query(`PREPARE backlog_claim(int, numeric) AS ${claimStatement(SCHEMA).text}`);
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(
-        'EXPLAIN (FORMAT JSON) EXECUTE backlog_claim(100, 0)',
-      );
-      expect(scannedWhole(rows[0]?.['QUERY PLAN'][0].Plan ?? {})).toEqual([]);
+      expect(await tablesReadWhole(client, 'EXECUTE backlog_claim(100, 0)')).toEqual([]);
     } finally {
       await client.query('ROLLBACK');
       await client.query('DEALLOCATE backlog_claim').catch(() => {}); // not prepared if the test failed first

@@ -1,8 +1,9 @@
 import { makeEvent } from '@svc/bus';
+import { tablesReadWhole } from '@svc/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_HORIZON_MS } from '../src/delivery/schedule.ts';
-import { purgeExpiredEvents } from '../src/retention.ts';
+import { PURGE_EXPIRED, purgeExpiredEvents } from '../src/retention.ts';
 import { startWebhooksStack, type WebhooksStack } from './harness.ts';
 
 const DAY = 86_400_000;
@@ -35,6 +36,26 @@ async function insertEvent(storedAt: Date, delivery?: 'pending' | 'delivered'): 
 }
 
 describe('retention', () => {
+  // Guarantee: a batch of expired events is found by index and deleted by primary key, so purging
+  // a day of events costs the events purged, not a scan of every event per batch of 1,000.
+  it('reads no whole table to purge a batch, with many events stored', async () => {
+    const client = await stack.db.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO events (id, type, partner_slug, created_at, body, stored_at)
+         SELECT 'evt_many_' || g, 'post.published', 'retention', now(), '{}', now() - g * interval '1 minute'
+           FROM generate_series(1, 50000) g`,
+      );
+      await client.query('ANALYZE events');
+      const cutoff = new Date(Date.now() - 20 * DAY);
+      expect(await tablesReadWhole(client, PURGE_EXPIRED, [cutoff, 1_000])).toEqual([]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  });
+
   // Guarantee: events are kept for the retry horizon plus the catch-up window, never purged while a
   // delivery is pending, purged with their attempts after that; several replicas purging at once
   // each delete a disjoint part and fail on nothing.
