@@ -27,11 +27,10 @@ const ANNOUNCES_DELETION = `coalesce((e.body::jsonb #>> '{data,reason}') = 'work
  * The events of deleted workspaces that may go now: every one that does not announce the
  * deletion, and those that do once the grace period is over and no delivery of theirs is pending.
  * Deliveries and attempts go with them (cascade). SKIP LOCKED: a row another replica is deleting,
- * or an attempt is recording, is left to the next pass. The batch's ids go to the delete as an
- * array, found by primary key, as in retention.ts (not joined against a scan of every event).
+ * or an attempt is recording, is left to the next pass.
  */
 const PURGE = `
-DELETE FROM events WHERE id = ANY(ARRAY(
+DELETE FROM events WHERE id IN (
   SELECT e.id FROM deleted_workspaces dw
     JOIN events e ON e.partner_slug = dw.partner_slug AND e.workspace_id = dw.workspace_id
    WHERE ($1::text IS NULL OR dw.workspace_id = $1)
@@ -39,7 +38,7 @@ DELETE FROM events WHERE id = ANY(ARRAY(
           OR (dw.deleted_at < $2
               AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND d.state = 'pending')))
    LIMIT $3
-   FOR UPDATE OF e SKIP LOCKED))`;
+   FOR UPDATE OF e SKIP LOCKED)`;
 
 /**
  * `workspace.deleted`: the workspace is remembered as deleted (so its late events are not stored,
