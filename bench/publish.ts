@@ -30,6 +30,8 @@
 //      (in parallel, as the two workers would); overhead = wait=true latency − the sandbox's time.
 //   5. the image download the sandbox makes per target: signed gateway URL (as the sandbox was given
 //      it for the warm-up posts) vs a bare server.
+//   5b. the same for photos the size partners post (about 1 MB each, BENCH_LARGE_PHOTOS of them):
+//      CPU per first fetch (read from publishing) and per fetch of the gateway's kept copy.
 //   6. video (issue 28): Reels (three times a worker's slots) whose containers the sandbox processes
 //      for BENCH_VIDEO_PROCESSING_MS, then image posts right behind them: POST → published of
 //      each, how many Reels wait on processing at once (more than the slots: none holds one), and
@@ -40,7 +42,7 @@
 //
 // Environment: BENCH_POSTS (default 2000), BENCH_WORKSPACES (60), BENCH_CONCURRENCY (16),
 // BENCH_SUSTAINED_SECONDS (20), BENCH_WAIT_POSTS (150), BENCH_CEILING_POSTS (750, in 3 measured rounds),
-// BENCH_ALONE_POSTS (60), BENCH_VIDEO_POSTS (48), BENCH_VIDEO_PROCESSING_MS (5000),
+// BENCH_ALONE_POSTS (60), BENCH_LARGE_PHOTOS (100), BENCH_VIDEO_POSTS (48), BENCH_VIDEO_PROCESSING_MS (5000),
 // BENCH_VIDEO_IMAGE_POSTS (100), BENCH_CPU_PROF=1
 // writes V8 CPU profiles of every service into $TMPDIR/bench-publish-profiles-<run>/<service>/,
 // BENCH_WORKER_NICE (6) is the publishing worker's nice level: as deployed (docker-compose.yml), the
@@ -58,6 +60,7 @@ import { directCalls, gatewayClient, serveImage, watchSettlements } from './publ
 import { postBodies, type RunContext } from './publish/context.ts';
 import { createFixtures } from './publish/fixtures.ts';
 import { seedHistory } from './publish/history.ts';
+import { largePhotoPhase } from './publish/large-photos.ts';
 import { sustainedPhase, throughputPhase, warmUp } from './publish/load-phases.ts';
 import { PhaseWindows } from './publish/phase-windows.ts';
 import { report, runFailed } from './publish/report.ts';
@@ -196,6 +199,7 @@ async function measure(profileDir: string | undefined): Promise<number> {
   const alone = await phases.time('alone', () => alonePhase(ctx));
   const wait = await phases.time('wait', () => waitPhase(ctx));
   const downloads = await phases.time('downloads', () => downloadPhase(ctx, image.url));
+  const largePhotos = await phases.time('large photos', () => largePhotoPhase(ctx));
   const video = await phases.time('video', () => videoPhase(ctx, database?.url ?? ''));
   await phases.write();
   await image.close();
@@ -209,6 +213,7 @@ async function measure(profileDir: string | undefined): Promise<number> {
     alone,
     wait,
     downloads,
+    largePhotos,
     video,
     ...(await exactlyOnce(ctx.sandboxUrl)),
     throughputSteps: await stepBreakdown(url, `Bench post ${run} %`),

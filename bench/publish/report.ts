@@ -1,4 +1,6 @@
 // What bench:publish prints: every figure beside its baseline, then MET/NOT MET against the targets.
+
+import type { largePhotoPhase } from './large-photos.ts';
 import type { Sustained, Throughput } from './load-phases.ts';
 import {
   ALONE_POSTS,
@@ -29,6 +31,7 @@ export interface Results {
   alone: Awaited<ReturnType<typeof alonePhase>>;
   wait: Awaited<ReturnType<typeof waitPhase>>;
   downloads: Awaited<ReturnType<typeof downloadPhase>>;
+  largePhotos: Awaited<ReturnType<typeof largePhotoPhase>>;
   video: VideoResults;
   throughputSteps: string[];
   waitSteps: string[];
@@ -62,7 +65,7 @@ function postLines({ throughput: t, sustained: s, alone }: Results): string[] {
   ];
 }
 
-function waitLines({ wait: w, downloads: d }: Results): string[] {
+function waitLines({ wait: w, downloads: d, largePhotos: large }: Results): string[] {
   const waitP50 = pct(w.waitLatencies, 0.5);
   const ownP50 = pct(w.sandboxLatencies, 0.5);
   return [
@@ -71,6 +74,7 @@ function waitLines({ wait: w, downloads: d }: Results): string[] {
     `  overhead (wait=true − sandbox, per pair): p50 ${fmt(pct(w.overheads, 0.5))} ms, p99 ${fmt(pct(w.overheads, 0.99))} ms`,
     `  the image download the sandbox makes per target, one at a time: signed gateway URL, first fetch (read from publishing) p50 ${fmt(pct(d.firstDownloads, 0.5))} ms, p99 ${fmt(pct(d.firstDownloads, 0.99))} ms; again at once (the gateway's kept copy) p50 ${fmt(pct(d.keptDownloads, 0.5))} ms; the same bytes from a bare server p50 ${fmt(pct(d.bareDownloads, 0.5))} ms`,
     `  CPU per signed download (${CONCURRENCY} at a time, ${d.cpu.read.count} URLs): first fetch ${cpuLine(d.cpu.read)}; again at once ${cpuLine(d.cpu.kept)}`,
+    `  the same for a photo of ${(large.bytes / 1e6).toFixed(2)} MB, as partners post them (${large.read.count} URLs): first fetch ${cpuLine(large.read)}`,
   ];
 }
 

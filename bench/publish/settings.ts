@@ -13,6 +13,7 @@ export const CEILING_ROUNDS = 3;
 export const ALONE_POSTS = Number(envVar('BENCH_ALONE_POSTS', '60'));
 export const SUSTAINED_SECONDS = Number(envVar('BENCH_SUSTAINED_SECONDS', '20'));
 /** The video phase: Reels (three times a worker's slots), the sandbox's processing time, images behind them. */
+export const LARGE_PHOTOS = Number(envVar('BENCH_LARGE_PHOTOS', '100'));
 export const VIDEO_POSTS = Number(envVar('BENCH_VIDEO_POSTS', '192'));
 export const VIDEO_PROCESSING_MS = Number(envVar('BENCH_VIDEO_PROCESSING_MS', '5000'));
 export const VIDEO_IMAGE_POSTS = Number(envVar('BENCH_VIDEO_IMAGE_POSTS', '100'));

@@ -2,12 +2,11 @@
 // ceiling (2), POST alone (3), wait=true (4) and the image download (5).
 import { createClient, PublishingService } from '@svc/contracts';
 import type { RunContext } from './context.ts';
-import { cpuBreakdown, cpuSnapshot } from './machine.ts';
+import { downloadCpu, timedDownload } from './downloads.ts';
 import {
   ALONE_POSTS,
   CEILING_POSTS,
   CEILING_ROUNDS,
-  CONCURRENCY,
   pool,
   run,
   say,
@@ -136,50 +135,24 @@ export async function sandboxPublished(sandboxUrl: string): Promise<SandboxPubli
  */
 export async function downloadPhase(ctx: RunContext, bareUrl: string) {
   const signedUrls = await throughputMediaUrls(ctx.sandboxUrl);
-  const download = async (url: string) => {
-    const t0 = performance.now();
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
-    return performance.now() - t0;
-  };
   const latencyUrls = signedUrls.slice(0, LATENCY_DOWNLOADS);
   const firstDownloads: number[] = [];
   const keptDownloads: number[] = [];
   const bareDownloads: number[] = [];
   for (const url of latencyUrls) {
-    firstDownloads.push(await download(url));
-    keptDownloads.push(await download(url));
-    bareDownloads.push(await download(bareUrl));
+    firstDownloads.push(await timedDownload(url));
+    keptDownloads.push(await timedDownload(url));
+    bareDownloads.push(await timedDownload(bareUrl));
   }
   const cpuUrls = signedUrls.slice(LATENCY_DOWNLOADS);
   // The same URLs twice in a row: first their reads from publishing, then their kept copies.
-  const read = await downloadCpu(ctx, cpuUrls, download);
-  const kept = await downloadCpu(ctx, cpuUrls, download);
+  const read = await downloadCpu(ctx, cpuUrls);
+  const kept = await downloadCpu(ctx, cpuUrls);
   return { firstDownloads, keptDownloads, bareDownloads, cpu: { read, kept } };
 }
 
 /** Downloads timed one at a time; the rest of the throughput phase's URLs measure CPU. */
 const LATENCY_DOWNLOADS = 100;
-
-/**
- * What one signed download costs the system in CPU, under load (as many in flight as the
- * throughput phase has POST clients): each target's container or photo makes Meta fetch one.
- */
-async function downloadCpu(ctx: RunContext, urls: string[], download: (url: string) => Promise<number>) {
-  const before = cpuSnapshot();
-  const started = performance.now();
-  await pool(urls.length, CONCURRENCY, async (i) => {
-    await download(urls[i] ?? '');
-  });
-  const cpu = cpuBreakdown(before, cpuSnapshot(), (performance.now() - started) / 1000, ctx.processes);
-  return {
-    count: urls.length,
-    perDownloadMs: cpu.systemMs / urls.length,
-    gatewayMs: cpu.msOf('gateway') / urls.length,
-    publishingMs: cpu.msOf('publishing') / urls.length,
-  };
-}
 
 /** One signed URL per post of the throughput phase (its two networks were given the same one). */
 async function throughputMediaUrls(sandboxUrl: string): Promise<string[]> {

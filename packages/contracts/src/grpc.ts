@@ -1,11 +1,4 @@
-import {
-  create,
-  type DescMessage,
-  fromBinary,
-  type MessageInitShape,
-  type MessageShape,
-  toBinary,
-} from '@bufbuild/protobuf';
+import { type DescMessage, fromBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import * as grpc from '@grpc/grpc-js';
 import { asServiceError, GRPC_STATUS, ServiceError, type WireError } from '@svc/errors';
@@ -22,6 +15,7 @@ import {
 } from '@svc/logging';
 import { receiveStream, type ServerStream, sendStream } from './grpc-stream.ts';
 import { endServerSpan, metadataCarrier, rpcSpanStart } from './grpc-trace.ts';
+import { encodeMessage } from './message-bytes.ts';
 
 /**
  * The glue between protobuf-es v2 descriptors and @grpc/grpc-js, used by every service.
@@ -88,7 +82,7 @@ const ERROR_METADATA = 'svc-error-bin';
 const DEFAULT_DEADLINE_MS = 10_000;
 
 function serialize(schema: DescMessage, value: unknown): Buffer {
-  const bytes = toBinary(schema, create(schema, value as MessageInitShape<DescMessage>));
+  const bytes = encodeMessage(schema, value);
   // A view of the encoder's own fresh array, not a copy of it (a media chunk is 64 KiB, an
   // upload part more).
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -190,7 +184,13 @@ function fromGrpcError(error: grpc.ServiceError, serviceName: string): ServiceEr
 export function createClient<S extends GenService<GenServiceMethods>>(
   service: S,
   address: string,
-  options: { defaultDeadlineMs?: number; credential?: string; maxMessageBytes?: number } = {},
+  options: {
+    defaultDeadlineMs?: number;
+    credential?: string;
+    maxMessageBytes?: number;
+    /** How many bytes a call may receive before it acknowledges them (HTTP/2's window; 64 KiB by default). */
+    windowBytes?: number;
+  } = {},
 ): ServiceClient<S> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Constructor(address, grpc.credentials.createInsecure(), {
@@ -205,6 +205,7 @@ export function createClient<S extends GenService<GenServiceMethods>>(
     // A pod that went away is tried again at most 2 s later, not after grpc's default 120 s.
     'grpc.initial_reconnect_backoff_ms': 250,
     'grpc.max_reconnect_backoff_ms': 2_000,
+    ...(options.windowBytes ? { 'grpc-node.flow_control_window': options.windowBytes } : {}),
     ...(options.maxMessageBytes
       ? {
           'grpc.max_receive_message_length': options.maxMessageBytes,
