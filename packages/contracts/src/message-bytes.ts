@@ -43,7 +43,8 @@ export function encodeMessage(schema: DescMessage, value: unknown): Uint8Array {
     prefix: lengthPrefix(field.number, bytes.byteLength),
   }));
   const size = framed.reduce((sum, f) => sum + f.prefix.length + f.bytes.byteLength, head.byteLength);
-  const out = new Uint8Array(size);
+  // Not zeroed first: every byte of it is written below.
+  const out = Buffer.allocUnsafe(size);
   out.set(head, 0);
   let at = head.byteLength;
   for (const { prefix, bytes } of framed) {
