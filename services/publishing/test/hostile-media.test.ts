@@ -145,6 +145,32 @@ describe('signed file URLs', () => {
       .toBuffer();
   const env = () => ({ APP_ENV: 'development', PUBLIC_BASE_URL: stack.gateway.url });
 
+  // Guarantee: ReadWholeMediaFile (the gateway's read of a photo) answers a file of at most
+  // max_bytes whole in one message, a larger one with its head alone (length 0, no bytes: the
+  // gateway then streams it), and a bad token with NOT_FOUND, as the stream does.
+  it('reads a file whole in one answer only up to the size asked', async () => {
+    const bytes = await noise();
+    const created = await upload(bytes);
+    const url = mediaUrl(parseConfig(publishingConfigSchema(env()), env()), created.body.id, 'original');
+    const token = url.split('/').pop() as string;
+    const publishing = createClient(PublishingService, `127.0.0.1:${stack.publishing.port}`);
+    try {
+      const size = BigInt(bytes.length);
+      const whole = await publishing.readWholeMediaFile({ token, maxBytes: size });
+      expect(whole.head).toMatchObject({ mime: 'image/png', size, offset: 0n, length: size });
+      expect(Buffer.from(whole.data).equals(bytes)).toBe(true);
+      const headOnly = await publishing.readWholeMediaFile({ token, maxBytes: size - 1n });
+      expect(headOnly.head).toMatchObject({ mime: 'image/png', size, offset: 0n, length: 0n });
+      expect(headOnly.data.length).toBe(0);
+      const forged = `${token.slice(0, -4)}AAAA`;
+      await expect(publishing.readWholeMediaFile({ token: forged, maxBytes: size })).rejects.toMatchObject({
+        code: 'not_found',
+      });
+    } finally {
+      publishing.close();
+    }
+  });
+
   // Guarantee: a multi-MiB file reaches its fetcher byte for byte with its Content-Length, and
   // crosses from publishing as a stream: a head (mime, size) and then chunks of at most 64 KiB.
   it('streams a large file in chunks', async () => {

@@ -107,12 +107,9 @@ const errorOf = async (res: Response) =>
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string[]);
 
-/** Files publishing has streamed to the gateway so far (its ReadMediaFile calls). */
+/** Files publishing has sent the gateway so far (its ReadWholeMediaFile and ReadMediaFile calls). */
 const fileReads = () =>
-  counterSum(opsMetrics(stack.publishing.opsPort), 'grpc_server_handled_total', [
-    '/ReadMediaFile"',
-    'code="OK"',
-  ]);
+  counterSum(opsMetrics(stack.publishing.opsPort), 'grpc_server_handled_total', ['MediaFile"', 'code="OK"']);
 
 const opsMetrics = (opsPort: number) => `http://127.0.0.1:${opsPort}/metrics`;
 

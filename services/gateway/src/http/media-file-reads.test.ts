@@ -102,6 +102,24 @@ describe('SharedFileReads', () => {
     expect(reads({ maxBytes: 0 }).shared.reserve(1)).toBe(false);
   });
 
+  // Guarantee: a read whose size is not known yet reserves as much as a file read whole may take,
+  // or what is left; none when less than a chunk (64 KiB) is left, so that file streams instead.
+  it('reserves for a file of unknown size within the same bounds', () => {
+    const mib = 1024 * 1024;
+    const { shared } = reads({ maxBytes: 16 * mib });
+    expect(shared.reserveUpTo()).toBe(mib);
+    for (let i = 0; i < 14; i++) expect(shared.reserve(mib)).toBe(true);
+    expect(shared.reserve(mib - 100)).toBe(true);
+    expect(shared.reserveUpTo()).toBe(0);
+    shared.release(mib - 100);
+    expect(shared.reserveUpTo()).toBe(mib);
+    shared.release(64 * 1024 - 1);
+    expect(shared.reserveUpTo()).toBe(0);
+    shared.release(1);
+    expect(shared.reserveUpTo()).toBe(64 * 1024);
+    expect(shared.reserve(1)).toBe(false);
+  });
+
   // Guarantee: kept files are bounded by the budget too, the least recently used going first.
   it('bounds the memory of kept files', async () => {
     const { shared } = reads({ maxBytes: 1600 });

@@ -1,6 +1,9 @@
 import { announcedKeys, type Bus, SUBJECTS } from '@svc/bus';
 import { LocalCache } from '@svc/cache';
 
+/** Less free memory than this (a stream's chunk) reads no file whole: it streams. */
+const MIN_WHOLE_RESERVE = 64 * 1024;
+
 /** A whole media file read from publishing, with what its headers say. */
 export interface WholeFile {
   mime: string;
@@ -111,6 +114,18 @@ export class SharedFileReads {
     if (size > this.maxFileBytes || this.bytesHeld + size > this.maxBytes) return false;
     this.bytesHeld += size;
     return true;
+  }
+
+  /**
+   * Reserves memory to read a file whole before its size is known: as much as a file read whole
+   * may take, or what is left of `maxBytes`; 0 when less than a stream's chunk is left (the file
+   * then streams). The caller releases what the file did not take.
+   */
+  reserveUpTo(): number {
+    const bytes = Math.min(this.maxFileBytes, this.maxBytes - this.bytesHeld);
+    if (bytes < MIN_WHOLE_RESERVE) return 0;
+    this.bytesHeld += bytes;
+    return bytes;
   }
 
   release(size: number): void {

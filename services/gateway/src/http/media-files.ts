@@ -25,8 +25,8 @@ interface FileHead {
  * credential, and a forged or expired one is a 404). Browsers are told not to sniff, and caches
  * to keep the file no longer than the URL is valid. A large file arrives from publishing in chunks
  * and is passed on as they come, with its length announced: no whole file is held here. A small
- * one fetched whole is read whole first, and shared with the fetches of the same URL that arrive
- * meanwhile or within a few seconds after (see media-file-reads.ts).
+ * one fetched whole (a photo) is read in one call instead, and shared with the fetches of the same
+ * URL that arrive meanwhile or within a few seconds after (see media-file-reads.ts).
  *
  * Ranges (Meta fetches video in parts): one `Range: bytes=a-b`, `a-` or `-n` answers 206 with
  * Content-Range; a range that starts past the end answers 416 with a Content-Range of the size;
@@ -80,6 +80,16 @@ async function serveFile(
   // Settled on every path below: the fetches waiting on this read get the file or read it themselves.
   const settle = wholeGet ? reads.start(token) : undefined;
   try {
+    const file = settle && (await readWhole(publishing, reads, token));
+    if (settle && file) {
+      answered('read');
+      try {
+        settle(file);
+        return await sendWhole(reply, file);
+      } finally {
+        reads.release(file.size);
+      }
+    }
     const part = headOnly ? { offset: 0n, length: 0n } : range;
     const stream = publishing.readMediaFile(
       { token, ...(part ?? {}) },
@@ -104,6 +114,32 @@ async function serveFile(
   } catch (error) {
     settle?.(undefined);
     throw error;
+  }
+}
+
+/**
+ * The file in one call when it is small enough to hold (what a photo is), with its memory
+ * reserved until the caller releases `size`; undefined when it is not (too large, or too little
+ * memory free now): the file then streams.
+ */
+async function readWhole(
+  publishing: PublishingClient,
+  reads: SharedFileReads,
+  token: string,
+): Promise<WholeFile | undefined> {
+  const reserved = reads.reserveUpTo();
+  if (reserved === 0) return undefined;
+  let held = 0;
+  try {
+    const { head, data } = await publishing.readWholeMediaFile({ token, maxBytes: BigInt(reserved) });
+    if (!head || head.size > BigInt(reserved)) return undefined;
+    if (BigInt(data.byteLength) !== head.size)
+      throw new ServiceError('internal_error', 'the media file did not arrive whole');
+    held = data.byteLength;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    return { mime: head.mime, size: held, expiresAt: head.expiresAt, bytes };
+  } finally {
+    reads.release(reserved - held);
   }
 }
 

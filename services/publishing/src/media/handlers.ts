@@ -4,6 +4,8 @@ import { viewOfMedia } from './media-view.ts';
 
 /** The size of a file's messages: small enough that a stream holds little, large enough to be cheap. */
 const MEDIA_CHUNK_BYTES = 64 * 1024;
+/** The largest file answered whole, whatever a caller asks: a photo's size many times over. */
+const WHOLE_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
 type MediaMethods =
   | 'createMedia'
@@ -11,6 +13,7 @@ type MediaMethods =
   | 'listMedia'
   | 'deleteMedia'
   | 'readMediaFile'
+  | 'readWholeMediaFile'
   | 'getMediaUrl'
   | 'startUpload'
   | 'appendUpload'
@@ -66,6 +69,23 @@ export function mediaHandlers(
         file.body.destroy();
       }
     },
+    /** The file whole when it is at most `maxBytes`; else its head alone (the caller streams it). */
+    async readWholeMediaFile(req) {
+      const file = await library.openSignedFile(req.token);
+      try {
+        const whole = file.size <= Math.min(Number(req.maxBytes), WHOLE_FILE_MAX_BYTES);
+        const head = {
+          mime: file.mime,
+          size: BigInt(file.size),
+          expiresAt: file.expiresAt.toISOString(),
+          offset: 0n,
+          length: whole ? BigInt(file.size) : 0n,
+        };
+        return { head, data: whole ? await bytesOf(file.body, file.size) : new Uint8Array() };
+      } finally {
+        file.body.destroy();
+      }
+    },
     async startUpload(req) {
       const upload = await library.startUpload(callerOf(req.caller), {
         workspaceId: req.workspaceId,
@@ -109,6 +129,20 @@ function uploadMessage({ upload, media }: UploadState) {
 
 function rangeOf(offset: bigint, length: bigint | undefined) {
   return { offset: Number(offset), ...(length === undefined ? {} : { length: Number(length) }) };
+}
+
+/** A file's stream read whole: exactly `size` bytes, or an error (the file changed under the reader). */
+async function bytesOf(body: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let read = 0;
+  for await (const buffer of body) {
+    if (read + buffer.length > size)
+      throw new Error(`the media file has more than the ${size} bytes announced`);
+    buffer.copy(bytes, read);
+    read += buffer.length;
+  }
+  if (read !== size) throw new Error(`the media file ended after ${read} of the ${size} bytes announced`);
+  return bytes;
 }
 
 /** A stream's buffers, none longer than `size` (storage may hand over larger ones). */
