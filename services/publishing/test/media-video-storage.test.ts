@@ -12,7 +12,7 @@ import type { MediaStorage } from '../src/media/storage.ts';
  * The storage promises video relies on, kept by both drivers (a local folder, and an S3 bucket on
  * s3rver): a file staged part by part at each part's offset (a part written again replaces the
  * old), read back in any window, committed to the media's key once (a second commit, a retried
- * completion, finds it done), discarded whole; and ranges of a stored file.
+ * completion, finds it done), discarded whole; and ranges of a stored file, and a file read whole.
  */
 let dir: string;
 let s3Dir: string;
@@ -120,5 +120,30 @@ describe.each(['local', 's3'])('%s storage', (name) => {
     expect(past).toMatchObject({ size: 5000, length: 0 });
     past?.body.destroy();
     expect(await storage().open(`med_${name}missing`, { offset: 0 })).toBeNull();
+  });
+
+  // Guarantee: a file read whole (a photo the gateway shares among a post's networks) is exactly
+  // its bytes when it is at most the size asked, and its size alone when larger, also by a byte;
+  // a missing key is null.
+  it('reads a file whole up to a size', async () => {
+    const file = bytesOf(70_000, 3);
+    const key = `med_${name}whole`;
+    await storage().put(key, file);
+    for (const maxBytes of [70_000, 1_000_000]) {
+      const whole = await storage().readWhole(key, maxBytes);
+      expect(whole?.size).toBe(70_000);
+      expect(whole?.bytes?.equals(file), `at most ${maxBytes}`).toBe(true);
+    }
+    for (const maxBytes of [69_999, 0])
+      expect(await storage().readWhole(key, maxBytes)).toEqual({ size: 70_000 });
+    // s3rver never answers a ranged GET of an empty object, where S3 answers 416 (read as empty
+    // by the driver); media files are never empty, so only the local driver is asked here.
+    if (name === 'local') {
+      await storage().put(`med_${name}empty`, Buffer.alloc(0));
+      const empty = await storage().readWhole(`med_${name}empty`, 100);
+      expect(empty?.size).toBe(0);
+      expect(empty?.bytes?.length).toBe(0);
+    }
+    expect(await storage().readWhole(`med_${name}missing`, 100)).toBeNull();
   });
 });

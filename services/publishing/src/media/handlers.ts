@@ -71,20 +71,16 @@ export function mediaHandlers(
     },
     /** The file whole when it is at most `maxBytes`; else its head alone (the caller streams it). */
     async readWholeMediaFile(req) {
-      const file = await library.openSignedFile(req.token);
-      try {
-        const whole = file.size <= Math.min(Number(req.maxBytes), WHOLE_FILE_MAX_BYTES);
-        const head = {
-          mime: file.mime,
-          size: BigInt(file.size),
-          expiresAt: file.expiresAt.toISOString(),
-          offset: 0n,
-          length: whole ? BigInt(file.size) : 0n,
-        };
-        return { head, data: whole ? await bytesOf(file.body, file.size) : new Uint8Array() };
-      } finally {
-        file.body.destroy();
-      }
+      const maxBytes = Math.min(Number(req.maxBytes), WHOLE_FILE_MAX_BYTES);
+      const file = await library.readSignedFile(req.token, maxBytes);
+      const head = {
+        mime: file.mime,
+        size: BigInt(file.size),
+        expiresAt: file.expiresAt.toISOString(),
+        offset: 0n,
+        length: file.bytes ? BigInt(file.size) : 0n,
+      };
+      return { head, data: file.bytes ?? new Uint8Array() };
     },
     async startUpload(req) {
       const upload = await library.startUpload(callerOf(req.caller), {
@@ -129,20 +125,6 @@ function uploadMessage({ upload, media }: UploadState) {
 
 function rangeOf(offset: bigint, length: bigint | undefined) {
   return { offset: Number(offset), ...(length === undefined ? {} : { length: Number(length) }) };
-}
-
-/** A file's stream read whole: exactly `size` bytes, or an error (the file changed under the reader). */
-async function bytesOf(body: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
-  const bytes = Buffer.allocUnsafe(size);
-  let read = 0;
-  for await (const buffer of body) {
-    if (read + buffer.length > size)
-      throw new Error(`the media file has more than the ${size} bytes announced`);
-    buffer.copy(bytes, read);
-    read += buffer.length;
-  }
-  if (read !== size) throw new Error(`the media file ended after ${read} of the ${size} bytes announced`);
-  return bytes;
 }
 
 /** A stream's buffers, none longer than `size` (storage may hand over larger ones). */

@@ -8,6 +8,7 @@ import {
   type MediaStorage,
   resolveRange,
   type StoredFile,
+  type WholeRead,
 } from './storage.ts';
 
 /**
@@ -62,6 +63,29 @@ export class LocalMediaStorage implements MediaStorage {
       } catch (error) {
         await handle.close();
         throw error;
+      }
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Size and bytes from one open file, read in one call where the system gives them at once. */
+  async readWhole(key: string, maxBytes: number): Promise<WholeRead | null> {
+    try {
+      const handle = await open(this.pathOf(key), 'r');
+      try {
+        const { size } = await handle.stat();
+        if (size > maxBytes) return { size };
+        const bytes = Buffer.allocUnsafe(size);
+        for (let read = 0; read < size; ) {
+          const { bytesRead } = await handle.read(bytes, read, size - read, read);
+          if (bytesRead === 0) throw new Error(`media file ${key} ended after ${read} of its ${size} bytes`);
+          read += bytesRead;
+        }
+        return { size, bytes };
+      } finally {
+        await handle.close();
       }
     } catch (error) {
       if (isMissing(error)) return null;

@@ -5,7 +5,7 @@ import type { Media } from '../generated/prisma/client.ts';
 import { detectMedia } from './detect.ts';
 import { ImageWork } from './image-work.ts';
 import { MEDIA_VARIANTS, type MediaVariant, mediaUrl } from './signed-url.ts';
-import type { ByteRange, MediaStorage, StoredFile } from './storage.ts';
+import type { ByteRange, MediaStorage, StoredFile, WholeRead } from './storage.ts';
 
 type FilesConfig = Pick<
   PublishingConfig,
@@ -55,6 +55,11 @@ export class MediaFiles {
   /** A file's bytes (or a range of them) as a stream, with its size; null when storage holds nothing under the key. */
   open(key: string, range?: ByteRange): Promise<StoredFile | null> {
     return this.storage.open(key, range);
+  }
+
+  /** A file whole when it is at most `maxBytes`, else its size alone; null when storage holds nothing under the key. */
+  readWhole(key: string, maxBytes: number): Promise<WholeRead | null> {
+    return this.storage.readWhole(key, maxBytes);
   }
 
   /** Every variant of these media, from memory and from storage. */

@@ -14,7 +14,7 @@ import { type MediaFiles, variantKey } from './media-files.ts';
 import { MediaMaker } from './media-maker.ts';
 import { verifyMediaToken } from './signed-url.ts';
 import { stageInput } from './staged-stream.ts';
-import type { ByteRange, StoredFile } from './storage.ts';
+import type { ByteRange, StoredFile, WholeRead } from './storage.ts';
 import { type AppendInput, checkWorkspace, isComplete, MediaUploads } from './uploads.ts';
 
 type LibraryConfig = Pick<
@@ -250,14 +250,31 @@ export class MediaLibrary {
     token: string,
     range?: ByteRange,
   ): Promise<StoredFile & { mime: string; expiresAt: Date }> {
+    const signed = await this.signedFile(token);
+    const file = await this.files.open(signed.key, range);
+    if (!file) throw errors.notFound('media file');
+    return { ...file, mime: signed.mime, expiresAt: signed.expiresAt };
+  }
+
+  /** The file behind a signed URL read whole when it is at most `maxBytes`, else its size alone. */
+  async readSignedFile(
+    token: string,
+    maxBytes: number,
+  ): Promise<WholeRead & { mime: string; expiresAt: Date }> {
+    const signed = await this.signedFile(token);
+    const file = await this.files.readWhole(signed.key, maxBytes);
+    if (!file) throw errors.notFound('media file');
+    return { ...file, mime: signed.mime, expiresAt: signed.expiresAt };
+  }
+
+  /** Where the file a token grants lives and what it is; a forged, expired or dangling token is not_found. */
+  private async signedFile(token: string): Promise<{ key: string; mime: string; expiresAt: Date }> {
     const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
     if (!verified) throw errors.notFound('media file');
     const media = (await this.rows.read([verified.mediaId])).get(verified.mediaId);
     if (!media) throw errors.notFound('media file');
-    const file = await this.files.open(variantKey(media, verified.variant), range);
-    if (!file) throw errors.notFound('media file');
     const mime = verified.variant === 'jpeg' ? 'image/jpeg' : media.mime;
-    return { ...file, mime, expiresAt: verified.expiresAt };
+    return { key: variantKey(media, verified.variant), mime, expiresAt: verified.expiresAt };
   }
 
   /** Expired uploads go with their staged bytes (each replica sweeps; deleting twice is harmless). */

@@ -14,8 +14,10 @@ import {
   type ByteRange,
   checkStorageKey,
   type MediaStorage,
+  readAll,
   resolveRange,
   type StoredFile,
+  type WholeRead,
 } from './storage.ts';
 
 export interface S3Settings {
@@ -148,6 +150,17 @@ export class S3MediaStorage implements MediaStorage {
 
   close(): void {
     this.client.destroy();
+  }
+
+  /** One GET of at most `maxBytes` from the start: whole when the object is no larger. */
+  async readWhole(key: string, maxBytes: number): Promise<WholeRead | null> {
+    const file = await this.open(key, { offset: 0, length: maxBytes });
+    if (!file) return null;
+    if (file.size > maxBytes) {
+      file.body.destroy();
+      return { size: file.size };
+    }
+    return { size: file.size, bytes: await readAll(file.body, file.size) };
   }
 
   private async emptyPart(key: string): Promise<StoredFile | null> {

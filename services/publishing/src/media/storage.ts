@@ -19,6 +19,11 @@ export interface MediaStorage {
    * end or destroys it.
    */
   open(key: string, range?: ByteRange): Promise<StoredFile | null>;
+  /**
+   * The whole file in one buffer when it is at most `maxBytes` (a photo sent in one message),
+   * else its size alone; null when the key holds nothing.
+   */
+  readWhole(key: string, maxBytes: number): Promise<WholeRead | null>;
   /** Idempotent: deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
 
@@ -49,6 +54,25 @@ export interface StoredFile {
   offset: number;
   length: number;
   body: Readable;
+}
+
+/** A file read whole: its size, and its bytes when it was small enough to read. */
+export interface WholeRead {
+  size: number;
+  bytes?: Buffer;
+}
+
+/** A stream read into one buffer: exactly `size` bytes, or an error (the file changed under the reader). */
+export async function readAll(body: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let read = 0;
+  for await (const buffer of body) {
+    if (read + buffer.length > size) throw new Error(`the file has more than the ${size} bytes announced`);
+    buffer.copy(bytes, read);
+    read += buffer.length;
+  }
+  if (read !== size) throw new Error(`the file ended after ${read} of the ${size} bytes announced`);
+  return bytes;
 }
 
 /**
