@@ -118,11 +118,12 @@ export class SharedFileReads {
 
   /**
    * Reserves memory to read a file whole before its size is known: as much as a file read whole
-   * may take, or what is left of `maxBytes`; 0 when less than a stream's chunk is left (the file
-   * then streams). The caller releases what the file did not take.
+   * may take, within the first three quarters of `maxBytes` (the rest is left to reads whose size
+   * is known, so that a burst of these does not leave small files to stream unshared); 0 when
+   * less than a stream's chunk is left there. The caller releases what the file did not take.
    */
   reserveUpTo(): number {
-    const bytes = Math.min(this.maxFileBytes, this.maxBytes - this.bytesHeld);
+    const bytes = Math.min(this.maxFileBytes, Math.floor((this.maxBytes * 3) / 4) - this.bytesHeld);
     if (bytes < MIN_WHOLE_RESERVE) return 0;
     this.bytesHeld += bytes;
     return bytes;
