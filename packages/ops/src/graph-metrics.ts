@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { CallMetrics } from './call-metrics.ts';
 
 /**
  * Graph API calls as a service made them: by endpoint (ids replaced by `{id}`, so labels are
@@ -26,14 +27,20 @@ export function graphCallMetrics(registry: Registry) {
     labelNames: ['scope'],
     registers: [registry],
   });
+  const answered = new CallMetrics(calls, duration);
+  const appUsage = usage.labels({ scope: 'app' });
+  const businessUsage = usage.labels({ scope: 'business' });
   return {
     called(endpoint: string, outcome: string, seconds: number) {
-      calls.inc({ endpoint, outcome });
-      duration.observe({ endpoint }, seconds);
+      answered.observe(
+        `${endpoint} ${outcome}`,
+        () => ({ counted: { endpoint, outcome }, timed: { endpoint } }),
+        seconds,
+      );
     },
     usage(percent: { app: number; business: number }) {
-      usage.set({ scope: 'app' }, percent.app);
-      usage.set({ scope: 'business' }, percent.business);
+      appUsage.set(percent.app);
+      businessUsage.set(percent.business);
     },
   };
 }
