@@ -44,6 +44,7 @@ function throughputLines({ throughput: t, ceiling }: Results): string[] {
     `throughput: ${t.targetsPublished} of ${t.targetsTotal} targets published in ${t.e2eSeconds.toFixed(1)} s end to end → ${t.throughput.toFixed(0)} targets/s  (${POSTS} posts created in ${t.createdSeconds.toFixed(1)} s = ${(t.ids.length / t.createdSeconds).toFixed(0)} posts/s; ${t.failures} POSTs refused; ${t.notPublished} posts not 'published')`,
     `  POST → post settled: p50 ${fmt(pct(t.postToSettled, 0.5))} ms, p99 ${fmt(pct(t.postToSettled, 0.99))} ms, max ${fmt(Math.max(...t.postToSettled))} ms`,
     `  sandbox ceiling (same Graph calls directly, ${WORKER_CONCURRENCY} in flight; median of rounds at ${ceiling.rounds.map((r) => r.toFixed(0)).join(', ')}): ${ceiling.rate.toFixed(0)} targets/s → product / sandbox ${((t.throughput / ceiling.rate) * 100).toFixed(1)}%`,
+    `    CPU over the ceiling's rounds (% of one core; the process at a whole core bounds it): ${ceiling.cpuLine}`,
     `  Postgres transactions committed per target (all services; a standalone statement counts as one): ${t.transactionsPerTarget.toFixed(1)}`,
     `  media files read from publishing per target (each target's network fetches its image; fetches of one URL share a read at the gateway, in flight or kept): ${t.fileReadsPerTarget.toFixed(2)}`,
     `  CPU per target (every process of the system, Postgres, NATS and the sandbox included): ${cpuPerTarget(t).toFixed(2)} ms`,

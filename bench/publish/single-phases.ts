@@ -3,6 +3,7 @@
 import { createClient, PublishingService } from '@svc/contracts';
 import type { RunContext } from './context.ts';
 import { downloadCpu, timedDownload } from './downloads.ts';
+import { cpuBreakdown, cpuSnapshot } from './machine.ts';
 import {
   ALONE_POSTS,
   CEILING_POSTS,
@@ -14,10 +15,14 @@ import {
   WORKER_CONCURRENCY,
 } from './settings.ts';
 
-/** The sandbox's ceiling: the median of its measured rounds (targets/s), and each round's. */
+/**
+ * The sandbox's ceiling: the median of its measured rounds (targets/s), each round's, and the CPU
+ * of each process over the measured rounds (which one is at a whole core is what bounds it).
+ */
 export interface Ceiling {
   rate: number;
   rounds: number[];
+  cpuLine: string;
 }
 
 /**
@@ -48,9 +53,12 @@ export async function ceilingPhase(ctx: RunContext): Promise<Ceiling> {
   };
   await round(perRound * 2);
   const rounds: number[] = [];
+  const cpuBefore = cpuSnapshot();
+  const started = performance.now();
   for (let i = 0; i < CEILING_ROUNDS; i++) rounds.push(await round(perRound));
+  const cpu = cpuBreakdown(cpuBefore, cpuSnapshot(), (performance.now() - started) / 1000, ctx.processes);
   const sorted = [...rounds].sort((a, b) => a - b);
-  return { rate: sorted[Math.floor(sorted.length / 2)] ?? 0, rounds };
+  return { rate: sorted[Math.floor(sorted.length / 2)] ?? 0, rounds, cpuLine: cpu.line };
 }
 
 /**
