@@ -110,6 +110,12 @@ const storedFiles = async () => readdir(stack.mediaDir).catch(() => [] as string
 /** Files publishing has sent the gateway so far (its ReadWholeMediaFile and ReadMediaFile calls). */
 const fileReads = () =>
   counterSum(opsMetrics(stack.publishing.opsPort), 'grpc_server_handled_total', ['MediaFile"', 'code="OK"']);
+/** Of those, the files read whole in one call (ReadWholeMediaFile). */
+const wholeFileReads = () =>
+  counterSum(opsMetrics(stack.publishing.opsPort), 'grpc_server_handled_total', [
+    '/ReadWholeMediaFile"',
+    'code="OK"',
+  ]);
 
 const opsMetrics = (opsPort: number) => `http://127.0.0.1:${opsPort}/metrics`;
 
@@ -390,11 +396,12 @@ describe('signed file URLs', () => {
   // Guarantee: fetches of one signed URL that arrive together (the networks of one post) are
   // answered from one read of the file, each with its exact bytes and headers; the gateway keeps
   // the file for a few seconds (MEDIA_FILE_KEEP_SECONDS), so a fetch just after them reads nothing;
-  // its /metrics counts each fetch by how it was answered.
+  // its /metrics counts each fetch by how it was answered. A photo's read is one unary call, not a stream.
   it('reads a file once for the fetches of its URL that arrive together', async () => {
     const { id } = (await upload(images.webp)).body;
     const url = await mediaFiles().publishableUrl(await mediaRow(id), 'page_network');
     const before = await fileReads();
+    const wholeBefore = await wholeFileReads();
     const answeredBefore = await fetchesAnswered();
     const answers = await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -410,6 +417,7 @@ describe('signed file URLs', () => {
     }
     const reads = (await fileReads()) - before;
     expect(reads).toBeGreaterThanOrEqual(1);
+    expect((await wholeFileReads()) - wholeBefore).toBe(reads);
     expect(reads).toBeLessThan(answers.length);
     const after = await fetch(url);
     expect(Buffer.from(await after.arrayBuffer()).equals(images.webp)).toBe(true);

@@ -79,17 +79,20 @@ async function serveFile(
   }
   // Settled on every path below: the fetches waiting on this read get the file or read it themselves.
   const settle = wholeGet ? reads.start(token) : undefined;
-  try {
-    const file = settle && (await readWhole(publishing, reads, token));
-    if (settle && file) {
-      answered('read');
-      try {
-        settle(file);
-        return await sendWhole(reply, file);
-      } finally {
-        reads.release(file.size);
-      }
+  /** A file read whole here (its `size` bytes reserved): shared, sent, and its memory given back. */
+  const sendRead = async (size: number, read: () => Promise<WholeFile>) => {
+    answered('read');
+    try {
+      const file = await read();
+      settle?.(file);
+      return await sendWhole(reply, file);
+    } finally {
+      reads.release(size);
     }
+  };
+  try {
+    const whole = settle ? await readWhole(publishing, reads, token) : undefined;
+    if (whole) return await sendRead(whole.size, async () => whole);
     const part = headOnly ? { offset: 0n, length: 0n } : range;
     const stream = publishing.readMediaFile(
       { token, ...(part ?? {}) },
@@ -98,16 +101,11 @@ async function serveFile(
     const messages = stream[Symbol.asyncIterator]();
     // A bad token fails here, before anything is answered: a 404 in the error envelope.
     const head = await fileHead(messages);
-    if (settle && reads.reserve(head.length)) {
-      answered('read');
-      try {
-        const file = { ...head, bytes: Buffer.concat(await collect(fileBytes(messages, head.length))) };
-        settle(file);
-        return await sendWhole(reply, file);
-      } finally {
-        reads.release(head.length);
-      }
-    }
+    if (settle && reads.reserve(head.length))
+      return await sendRead(head.length, async () => ({
+        ...head,
+        bytes: Buffer.concat(await collect(fileBytes(messages, head.length))),
+      }));
     settle?.(undefined);
     answered('streamed');
     return await streamed(reply, messages, head, { range, headOnly });

@@ -51,7 +51,7 @@ export function mediaHandlers(
     /** The head (a bad token fails before it), then the bytes (of the range asked) as storage streams them. */
     async *readMediaFile(req) {
       const range = req.offset === undefined ? undefined : rangeOf(req.offset, req.length);
-      const file = await library.openSignedFile(req.token, range);
+      const file = await library.signedFiles.open(req.token, range);
       try {
         const head = {
           mime: file.mime,
@@ -72,7 +72,7 @@ export function mediaHandlers(
     /** The file whole when it is at most `maxBytes`; else its head alone (the caller streams it). */
     async readWholeMediaFile(req) {
       const maxBytes = Math.min(Number(req.maxBytes), WHOLE_FILE_MAX_BYTES);
-      const file = await library.readSignedFile(req.token, maxBytes);
+      const file = await library.signedFiles.read(req.token, maxBytes);
       const head = {
         mime: file.mime,
         size: BigInt(file.size),

@@ -10,11 +10,10 @@ import type { Db } from '../db.ts';
 import type { Media, MediaUpload } from '../generated/prisma/client.ts';
 import type { PostStore } from '../posts/post-store.ts';
 import { type KnownMedia, KnownMediaRows } from './known-media.ts';
-import { type MediaFiles, variantKey } from './media-files.ts';
+import type { MediaFiles } from './media-files.ts';
 import { MediaMaker } from './media-maker.ts';
-import { verifyMediaToken } from './signed-url.ts';
+import { SignedFiles } from './signed-files.ts';
 import { stageInput } from './staged-stream.ts';
-import type { ByteRange, StoredFile, WholeRead } from './storage.ts';
 import { type AppendInput, checkWorkspace, isComplete, MediaUploads } from './uploads.ts';
 
 type LibraryConfig = Pick<
@@ -61,6 +60,8 @@ const SWEEP_EVERY_MS = 10 * 60_000;
  */
 export class MediaLibrary {
   readonly files: MediaFiles;
+  /** What the networks fetch through signed URLs. */
+  readonly signedFiles: SignedFiles;
   private readonly uploads: MediaUploads;
   private readonly rows: KnownMediaRows;
   private readonly slots: ConcurrencySlots;
@@ -83,6 +84,7 @@ export class MediaLibrary {
   ) {
     this.files = deps.files;
     this.rows = new KnownMediaRows(pool);
+    this.signedFiles = new SignedFiles(this.rows, deps.files, deps.config, deps.now);
     this.uploads = new MediaUploads(db, pool, deps);
     this.maker = new MediaMaker(db, this.uploads, deps);
     const { MEDIA_UPLOADS_PER_PARTNER: perKey, MEDIA_UPLOADS_TOTAL: total } = deps.config;
@@ -240,41 +242,6 @@ export class MediaLibrary {
   /** The media of these ids that exist, by id (see KnownMediaRows). */
   knownMedia(ids: readonly string[]): Promise<Map<string, KnownMedia>> {
     return this.rows.read(ids);
-  }
-
-  /**
-   * The file behind a signed URL (or the `range` of it), opened as a stream (the caller reads it
-   * to its end or destroys it); a forged, expired or dangling token is not_found.
-   */
-  async openSignedFile(
-    token: string,
-    range?: ByteRange,
-  ): Promise<StoredFile & { mime: string; expiresAt: Date }> {
-    const signed = await this.signedFile(token);
-    const file = await this.files.open(signed.key, range);
-    if (!file) throw errors.notFound('media file');
-    return { ...file, mime: signed.mime, expiresAt: signed.expiresAt };
-  }
-
-  /** The file behind a signed URL read whole when it is at most `maxBytes`, else its size alone. */
-  async readSignedFile(
-    token: string,
-    maxBytes: number,
-  ): Promise<WholeRead & { mime: string; expiresAt: Date }> {
-    const signed = await this.signedFile(token);
-    const file = await this.files.readWhole(signed.key, maxBytes);
-    if (!file) throw errors.notFound('media file');
-    return { ...file, mime: signed.mime, expiresAt: signed.expiresAt };
-  }
-
-  /** Where the file a token grants lives and what it is; a forged, expired or dangling token is not_found. */
-  private async signedFile(token: string): Promise<{ key: string; mime: string; expiresAt: Date }> {
-    const verified = verifyMediaToken(this.deps.config, token, this.deps.now());
-    if (!verified) throw errors.notFound('media file');
-    const media = (await this.rows.read([verified.mediaId])).get(verified.mediaId);
-    if (!media) throw errors.notFound('media file');
-    const mime = verified.variant === 'jpeg' ? 'image/jpeg' : media.mime;
-    return { key: variantKey(media, verified.variant), mime, expiresAt: verified.expiresAt };
   }
 
   /** Expired uploads go with their staged bytes (each replica sweeps; deleting twice is harmless). */
