@@ -172,7 +172,7 @@ export function registerControl(app: FastifyInstance, world: World): void {
   });
 
   registerFaultRoutes(app, world);
-  registerRunConfig(app, world);
+  registerRunConfig(app, () => world.store);
   registerMessageKinds(app, world);
   registerMessagingEvents(app, world);
   registerFeedChanges(app, world);

@@ -57,6 +57,9 @@ export interface Container {
   mediaId: string | null;
 }
 
+/** A container as its create call builds it, before its file, processing and upload are known. */
+export type NewContainer = Omit<Container, 'file' | 'processing' | 'upload'>;
+
 export type MediaProductType = 'FEED' | 'REELS' | 'STORY';
 
 export interface IgMedia {

@@ -1,7 +1,6 @@
 import { z } from '@svc/config';
 import type { FastifyInstance } from 'fastify';
 import { parseBody } from './control-errors.ts';
-import type { World } from './world.ts';
 
 /**
  * Conditions of Meta's side that tests set while the sandbox runs (`GET|POST /__sandbox/config`):
@@ -96,11 +95,13 @@ function mergeRunConfig(current: RunConfig, patch: ConfigPatch): RunConfig {
   return next;
 }
 
-export function registerRunConfig(app: FastifyInstance, world: World): void {
-  app.get('/__sandbox/config', () => ({ config: world.store.runConfig }));
+/** The routes; `store` is asked for at each request, since a reset replaces the store. */
+export function registerRunConfig(app: FastifyInstance, store: () => { runConfig: RunConfig }): void {
+  app.get('/__sandbox/config', () => ({ config: store().runConfig }));
   app.post('/__sandbox/config', (req) => {
     const patch = parseBody(configPatchSchema, req.body);
-    world.store.runConfig = mergeRunConfig(world.store.runConfig, patch);
-    return { config: world.store.runConfig };
+    const current = store();
+    current.runConfig = mergeRunConfig(current.runConfig, patch);
+    return { config: current.runConfig };
   });
 }

@@ -8,6 +8,7 @@ export type {
   IgMedia,
   MediaFile,
   MediaProductType,
+  NewContainer,
   PagePost,
   PageStory,
   PageVideo,

@@ -1,6 +1,5 @@
 import { type Env, envInt, parseConfig, z } from '@svc/config';
 import { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.ts';
-import type { GraphCallObserver } from './transport.ts';
 
 /** The Graph API version this client is written against (facts page: v25.0, released 2026-02-18). */
 export const DEFAULT_GRAPH_API_VERSION = 'v25.0';
@@ -35,6 +34,15 @@ export interface RetryPolicy {
   maxAttempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
+}
+
+/**
+ * What `/metrics` learns of Graph calls: each call's endpoint (ids replaced by `{id}`), outcome
+ * (`ok` or the error's kind) and duration, and the usage percentages after each answer.
+ */
+export interface GraphCallObserver {
+  called(endpoint: string, outcome: string, seconds: number): void;
+  usage(percent: { app: number; business: number }): void;
 }
 
 export interface GraphClientConfig {

@@ -2,6 +2,7 @@ export { type BreakerPolicy, DEFAULT_BREAKER } from './breaker.ts';
 export { GraphClient } from './client.ts';
 export {
   DEFAULT_GRAPH_API_VERSION,
+  type GraphCallObserver,
   type GraphClientConfig,
   type GraphClientEnv,
   graphClientConfigFromEnv,
@@ -40,7 +41,7 @@ export type {
   SendResult,
   TokenResponse,
 } from './shapes.ts';
-export { type GraphCallObserver, type GraphRequest, GraphTransport } from './transport.ts';
+export { type GraphRequest, GraphTransport } from './transport.ts';
 export { type MetaWebhookBody, readWebhookBody } from './webhook-body.ts';
 export {
   answerVerificationChallenge,

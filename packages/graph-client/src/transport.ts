@@ -40,15 +40,6 @@ export interface GraphRequest {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * What `/metrics` learns of Graph calls: each call's endpoint (ids replaced by `{id}`), outcome
- * (`ok` or the error's kind) and duration, and the usage percentages after each answer.
- */
-export interface GraphCallObserver {
-  called(endpoint: string, outcome: string, seconds: number): void;
-  usage(percent: { app: number; business: number }): void;
-}
-
-/**
  * HTTP to Graph with timeouts, transient-only retries with exponential backoff, one error mapping,
  * pacing by Meta's usage headers and a breaker for Meta's outages (one app per client).
  */

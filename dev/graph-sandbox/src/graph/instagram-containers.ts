@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { invalidParam, publishError } from '../graph-errors.ts';
 import { fetchMedia } from '../media-fetch.ts';
 import { listParam, optionalBoolean, optionalInt, optionalString } from '../params.ts';
-import type { Container, PublishOptions } from '../store.ts';
+import type { Container, NewContainer, PublishOptions } from '../store.ts';
 import type { World } from '../world.ts';
 import { createVideoContainer, mediaFetchFailed } from './instagram-video.ts';
 
@@ -14,8 +14,6 @@ import { createVideoContainer, mediaFetchFailed } from './instagram-video.ts';
  */
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 const MAX_COLLABORATORS = 3;
-
-export type NewContainer = Omit<Container, 'file' | 'processing' | 'upload'>;
 
 export async function createContainer(ctx: Ctx, igId: string) {
   requireScope(assertIgAccess(ctx.world, ctx.caller(), igId), 'instagram_content_publish', 10);

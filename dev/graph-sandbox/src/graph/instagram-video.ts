@@ -4,10 +4,9 @@ import { hostVideo } from '../hosted-files.ts';
 import { fetchMedia } from '../media-fetch.ts';
 import { optionalString } from '../params.ts';
 import { awaitingFile, startProcessing, videoProcessingMs } from '../processing.ts';
-import type { Container } from '../store.ts';
+import type { Container, NewContainer } from '../store.ts';
 import { checkVideo, REEL_RULES, STORY_RULES, type VideoRules } from '../video-check.ts';
 import type { World } from '../world.ts';
-import type { NewContainer } from './instagram-containers.ts';
 
 /**
  * Video containers: Reels, story videos and carousel videos (facts §2.1–2.6). Meta fetches the
