@@ -70,7 +70,7 @@ export class LocalMediaStorage implements MediaStorage {
     }
   }
 
-  /** Size and bytes from one open file, read in one call where the system gives them at once. */
+  /** The file's size and, when it is at most `maxBytes`, its bytes: one open, one stat, one buffer. */
   async readWhole(key: string, maxBytes: number): Promise<WholeRead | null> {
     try {
       const handle = await open(this.pathOf(key), 'r');
