@@ -53,7 +53,12 @@ export function publishingConfigSchema(env = process.env) {
     MEDIA_FETCH_TIMEOUT_MS: envInt(10_000, { min: 100 }),
     // ...and the whole transfer, body included (a video of a few hundred MB takes a while).
     MEDIA_FETCH_TRANSFER_TIMEOUT_MS: envInt(120_000, { min: 100 }),
-    // Media are fetched by the networks from signed, expiring URLs on the gateway.
+    // Where the networks fetch media from: signed, expiring URLs on the gateway (`gateway`), or
+    // with MEDIA_STORAGE=s3, presigned URLs of the bucket itself (`storage`), so the bytes go from
+    // the bucket to Meta without passing through the gateway and publishing. Either way a URL
+    // expires after MEDIA_URL_TTL_SECONDS (at most 7 days for a bucket's) and stops serving once
+    // its media is deleted.
+    MEDIA_URLS: z.enum(['gateway', 'storage']).default('gateway'),
     PUBLIC_BASE_URL: z.url().default('http://127.0.0.1:8080'),
     MEDIA_URL_SECRET: envSecret(mode, 'development-media-url-secret'),
     MEDIA_URL_TTL_SECONDS: envInt(3600, { min: 60 }),

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '@svc/config';
 import { createLogger } from '@svc/logging';
-import { api, eventually } from '@svc/testing';
+import { api, counterSum, eventually, workspaceWithAccounts } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import S3rver from 's3rver';
 import sharp from 'sharp';
@@ -12,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishingConfigSchema } from '../src/config.ts';
 import { MediaFiles } from '../src/media/media-files.ts';
 import { S3MediaStorage, type S3Settings } from '../src/media/s3-storage.ts';
+import { openMediaStorage } from '../src/media/storage-driver.ts';
 
 /**
  * MEDIA_STORAGE=s3 against a real S3-compatible server (s3rver, on a spare port): uploads land in
- * the bucket, not on a pod's disk; the networks' signed URLs read them back through the gateway;
- * a workspace's deletion removes its objects.
+ * the bucket, not on a pod's disk; the networks' signed URLs read them back through the gateway,
+ * or, with MEDIA_URLS=storage (this stack's setting), straight from the bucket; a workspace's
+ * deletion removes its objects.
  */
 let s3: S3rver;
 let s3Dir: string;
@@ -50,6 +52,7 @@ beforeAll(async () => {
     S3_ENDPOINT: settings.endpoint,
     S3_ACCESS_KEY_ID: settings.accessKeyId,
     S3_SECRET_ACCESS_KEY: settings.secretAccessKey,
+    MEDIA_URLS: 'storage',
   });
 });
 afterAll(async () => {
@@ -73,6 +76,22 @@ async function upload(key: string, workspace: string, bytes: Buffer): Promise<st
 }
 
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
+
+/** Files publishing has sent the gateway for the networks' signed URLs so far. */
+const gatewayFileReads = () =>
+  counterSum(`http://127.0.0.1:${stack.publishing.opsPort}/metrics`, 'grpc_server_handled_total', [
+    'MediaFile"',
+  ]);
+
+const png = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: '#0a78c8' } })
+    .png()
+    .toBuffer();
+
+function configOf(env: Record<string, string>) {
+  const all = { APP_ENV: 'development', ...env };
+  return parseConfig(publishingConfigSchema(all), all);
+}
 
 describe('S3 media storage', () => {
   // Guarantee: the driver keeps the storage interface's promises: bytes back as written (whole or
@@ -98,27 +117,76 @@ describe('S3 media storage', () => {
     const { key } = await stack.createPartner();
     const call = api(stack.gateway.url, key);
     const workspace = (await call('POST', '/v1/workspaces', { name: 's3' })).body.id;
-    const png = await sharp({ create: { width: 20, height: 10, channels: 3, background: '#0a78c8' } })
-      .png()
-      .toBuffer();
-    const id = await upload(key, workspace, png);
+    const image = await png(20, 10);
+    const id = await upload(key, workspace, image);
     const row = await mediaRow(id);
-    expect(await storage.get(row.storageKey)).toEqual(png);
+    expect(await storage.get(row.storageKey)).toEqual(image);
     expect(await readdir(stack.mediaDir).catch(() => [])).toEqual([]);
 
-    const env = { APP_ENV: 'development', PUBLIC_BASE_URL: stack.gateway.url };
-    const config = parseConfig(publishingConfigSchema(env), env);
+    const config = configOf({ PUBLIC_BASE_URL: stack.gateway.url });
     const files = new MediaFiles(
       storage,
       config,
       createLogger('test', { level: 'silent' }),
       () => new Date(),
     );
-    const response = await fetch(await files.publishableUrl(row, 'page_network'));
+    const url = await files.publishableUrl(row, 'page_network');
+    expect(url.startsWith(`${stack.gateway.url}/media-files/`)).toBe(true);
+    const response = await fetch(url);
     expect(response.status).toBe(200);
-    expect(Buffer.from(await response.arrayBuffer())).toEqual(png);
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(image);
 
     expect((await call('DELETE', `/v1/workspaces/${workspace}`)).status).toBe(204);
     await eventually(async () => ((await storage.get(row.storageKey)) === null ? true : undefined), 15_000);
+  });
+
+  // Guarantee: with MEDIA_URLS=storage the networks fetch a post's media from the bucket, not
+  // through the gateway and publishing: a PNG posted to Instagram (its JPEG variant) and to a
+  // Page is published with no file read by publishing for either, and the URL a network gets
+  // serves the stored bytes with the type it was offered as, until the media is deleted.
+  it('has the networks fetch media straight from the bucket (MEDIA_URLS=storage)', async () => {
+    const { key } = await stack.createPartner();
+    const call = api(stack.gateway.url, key);
+    const { workspace, ig, page } = await workspaceWithAccounts(stack, call);
+    const id = await upload(key, workspace, await png(1080, 1080));
+    const readsBefore = await gatewayFileReads();
+    const created = await call('POST', '/v1/posts?wait=true', {
+      workspace,
+      caption: 'From the bucket',
+      media: [id],
+      targets: [ig.id, page.id],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.status).toBe('published');
+    expect(await gatewayFileReads()).toBe(readsBefore);
+
+    const files = new MediaFiles(
+      storage,
+      configOf({ MEDIA_STORAGE: 's3', MEDIA_URLS: 'storage' }),
+      createLogger('test', { level: 'silent' }),
+      () => new Date(),
+    );
+    const row = await mediaRow(id);
+    const url = await files.publishableUrl(row, 'photo_network');
+    expect(url.startsWith(`${settings.endpoint}/${settings.bucket}/`)).toBe(true);
+    const jpeg = await fetch(url);
+    expect(jpeg.status).toBe(200);
+    expect(jpeg.headers.get('content-type')).toBe('image/jpeg');
+    expect((await sharp(Buffer.from(await jpeg.arrayBuffer())).metadata()).format).toBe('jpeg');
+
+    expect((await call('DELETE', `/v1/media/${id}`)).status).toBe(204);
+    expect((await fetch(url)).status).toBe(404);
+  });
+
+  // Guarantee: a start-up with MEDIA_URLS=storage that cannot work says so, naming the variable:
+  // a local folder serves no URLs, and a presigned URL cannot outlive 7 days.
+  it('refuses MEDIA_URLS=storage without a bucket, or with an expiry a bucket cannot sign', () => {
+    expect(() => openMediaStorage(configOf({ MEDIA_URLS: 'storage' }))).toThrow(
+      'MEDIA_URLS=storage needs MEDIA_STORAGE=s3',
+    );
+    const tooLong = { MEDIA_STORAGE: 's3', S3_BUCKET: 'media', MEDIA_URLS: 'storage' };
+    expect(() => openMediaStorage(configOf({ ...tooLong, MEDIA_URL_TTL_SECONDS: '700000' }))).toThrow(
+      'MEDIA_URL_TTL_SECONDS is over 604800',
+    );
   });
 });

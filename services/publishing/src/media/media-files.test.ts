@@ -15,6 +15,7 @@ let dir: string;
 let storage: LocalMediaStorage;
 let files: MediaFiles;
 const config = {
+  MEDIA_URLS: 'gateway' as const,
   PUBLIC_BASE_URL: 'https://api.example.com',
   MEDIA_URL_SECRET: 'unit-test-secret-xyz',
   MEDIA_URL_TTL_SECONDS: 3600,

@@ -9,6 +9,7 @@ import type { ByteRange, MediaStorage, StoredFile, WholeRead } from './storage.t
 
 type FilesConfig = Pick<
   PublishingConfig,
+  | 'MEDIA_URLS'
   | 'PUBLIC_BASE_URL'
   | 'MEDIA_URL_SECRET'
   | 'MEDIA_URL_TTL_SECONDS'
@@ -70,16 +71,23 @@ export class MediaFiles {
 
   /**
    * The URL a network fetches this media from at publish time: a signed, expiring URL on the
-   * gateway. The photo network takes JPEG only, so for it a PNG or WebP is converted to JPEG once
-   * (stored as the `jpeg` variant beside the original, reused afterwards) and that is what it gets.
-   * A video is offered as it is (the URL serves range requests, which the networks use for video).
+   * gateway, or the storage's own (MEDIA_URLS=storage). The photo network takes JPEG only, so for
+   * it a PNG or WebP is converted to JPEG once (stored as the `jpeg` variant beside the original,
+   * reused afterwards) and that is what it gets. A video is offered as it is (both kinds of URL
+   * serve range requests, which the networks use for video).
    */
   async publishableUrl(media: StoredMedia, network: string): Promise<string> {
     if (network === 'photo_network' && needsJpeg(media.mime)) {
       await this.ensureJpeg(media);
-      return mediaUrl(this.config, media.id, 'jpeg', this.now());
+      return this.urlOf(media, 'jpeg', 'image/jpeg');
     }
-    return mediaUrl(this.config, media.id, 'original', this.now());
+    return this.urlOf(media, 'original', media.mime);
+  }
+
+  private urlOf(media: StoredMedia, variant: MediaVariant, mime: string): Promise<string> | string {
+    if (this.config.MEDIA_URLS === 'storage' && this.storage.directUrl)
+      return this.storage.directUrl(variantKey(media, variant), mime, this.config.MEDIA_URL_TTL_SECONDS);
+    return mediaUrl(this.config, media.id, variant, this.now());
   }
 
   private async ensureJpeg(media: Pick<Media, 'id' | 'storageKey'>): Promise<void> {

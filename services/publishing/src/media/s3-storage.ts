@@ -9,6 +9,7 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { S3Parts } from './s3-parts.ts';
 import {
   type ByteRange,
@@ -115,6 +116,23 @@ export class S3MediaStorage implements MediaStorage {
     await this.client.send(
       new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: checkStorageKey(key) }),
     );
+  }
+
+  /**
+   * A presigned GET of the object: signed here with the storage's credentials, it needs none
+   * from whoever fetches it, and S3 answers it with `contentType` whatever the object was stored
+   * with. Deleting the object makes it answer 404 at once. Signed with a pod's temporary
+   * credentials (an IAM role) it stops working when they expire, which the SDK keeps minutes
+   * away by renewing them; that is enough, as a URL is made when its target is sent and Meta
+   * fetches the file while it creates the post or container.
+   */
+  directUrl(key: string, contentType: string, expiresInSeconds: number): Promise<string> {
+    const get = new GetObjectCommand({
+      Bucket: this.settings.bucket,
+      Key: checkStorageKey(key),
+      ResponseContentType: contentType,
+    });
+    return getSignedUrl(this.client, get, { expiresIn: expiresInSeconds });
   }
 
   writePart(key: string, offset: number, data: Buffer): Promise<void> {

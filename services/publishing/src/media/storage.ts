@@ -26,6 +26,12 @@ export interface MediaStorage {
   readWhole(key: string, maxBytes: number): Promise<WholeRead | null>;
   /** Idempotent: deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * A URL the storage itself serves the file at, answered with `contentType`, until
+   * `expiresInSeconds` from now (MEDIA_URLS=storage). Only a bucket has one; a local folder
+   * serves nothing of its own.
+   */
+  directUrl?(key: string, contentType: string, expiresInSeconds: number): Promise<string>;
 
   /** Writes one part of a staged file at `offset`. */
   writePart(key: string, offset: number, data: Buffer): Promise<void>;
