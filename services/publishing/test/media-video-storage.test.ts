@@ -1,12 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalMediaStorage } from '../src/media/local-storage.ts';
 import { S3MediaStorage } from '../src/media/s3-storage.ts';
 import type { MediaStorage } from '../src/media/storage.ts';
+import { type S3Server, startS3Server } from './s3-server.ts';
 
 /**
  * The storage promises video relies on, kept by both drivers (a local folder, and an S3 bucket on
@@ -15,29 +14,14 @@ import type { MediaStorage } from '../src/media/storage.ts';
  * completion, finds it done), discarded whole; and ranges of a stored file, and a file read whole.
  */
 let dir: string;
-let s3Dir: string;
-let s3: S3rver;
+let s3: S3Server;
 let s3Storage: S3MediaStorage;
 const drivers: Record<string, () => MediaStorage> = {};
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'media-video-local-'));
-  s3Dir = await mkdtemp(path.join(tmpdir(), 'media-video-s3-'));
-  s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    silent: true,
-    directory: s3Dir,
-    configureBuckets: [{ name: 'media', configs: [] }],
-  });
-  const { port } = (await s3.run()) as AddressInfo;
-  s3Storage = new S3MediaStorage({
-    bucket: 'media',
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${port}`,
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-  });
+  s3 = await startS3Server();
+  s3Storage = new S3MediaStorage(s3.settings);
   drivers.local = () => new LocalMediaStorage(dir);
   drivers.s3 = () => s3Storage;
 });
@@ -45,7 +29,6 @@ afterAll(async () => {
   s3Storage?.close();
   await s3?.close();
   await rm(dir, { recursive: true, force: true });
-  await rm(s3Dir, { recursive: true, force: true });
 });
 
 const bytesOf = (length: number, seed: number) =>

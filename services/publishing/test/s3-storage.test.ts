@@ -1,18 +1,15 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdir } from 'node:fs/promises';
 import { parseConfig } from '@svc/config';
 import { createLogger } from '@svc/logging';
 import { api, counterSum, eventually, workspaceWithAccounts } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
-import S3rver from 's3rver';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishingConfigSchema } from '../src/config.ts';
 import { MediaFiles } from '../src/media/media-files.ts';
 import { S3MediaStorage, type S3Settings } from '../src/media/s3-storage.ts';
 import { openMediaStorage } from '../src/media/storage-driver.ts';
+import { type S3Server, startS3Server } from './s3-server.ts';
 
 /**
  * MEDIA_STORAGE=s3 against a real S3-compatible server (s3rver, on a spare port): uploads land in
@@ -20,46 +17,21 @@ import { openMediaStorage } from '../src/media/storage-driver.ts';
  * or, with MEDIA_URLS=storage (this stack's setting), straight from the bucket; a workspace's
  * deletion removes its objects.
  */
-let s3: S3rver;
-let s3Dir: string;
+let s3: S3Server;
 let settings: S3Settings;
 let storage: S3MediaStorage;
 let stack: Stack;
 
 beforeAll(async () => {
-  s3Dir = await mkdtemp(path.join(tmpdir(), 's3rver-'));
-  s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    silent: true,
-    directory: s3Dir,
-    configureBuckets: [{ name: 'media', configs: [] }],
-  });
-  const { port } = (await s3.run()) as AddressInfo;
-  // s3rver's fixed development credentials.
-  settings = {
-    bucket: 'media',
-    region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${port}`,
-    accessKeyId: 'S3RVER',
-    secretAccessKey: 'S3RVER',
-  };
+  s3 = await startS3Server();
+  settings = s3.settings;
   storage = new S3MediaStorage(settings);
-  stack = await startStack({
-    MEDIA_STORAGE: 's3',
-    S3_BUCKET: settings.bucket,
-    S3_REGION: settings.region,
-    S3_ENDPOINT: settings.endpoint,
-    S3_ACCESS_KEY_ID: settings.accessKeyId,
-    S3_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    MEDIA_URLS: 'storage',
-  });
+  stack = await startStack({ ...s3.env, MEDIA_URLS: 'storage' });
 });
 afterAll(async () => {
   await stack?.stop();
   storage?.close();
   await s3?.close();
-  await rm(s3Dir, { recursive: true, force: true });
 });
 
 async function upload(key: string, workspace: string, bytes: Buffer): Promise<string> {
