@@ -1,7 +1,7 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { parseConfig } from '@svc/config';
 import { createLogger } from '@svc/logging';
-import { api, counterSum, eventually, workspaceWithAccounts } from '@svc/testing';
+import { api, counterSum, eventually, uploadFile, videoFixture, workspaceWithAccounts } from '@svc/testing';
 import { type Stack, startStack } from '@svc/testing/stack';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,30 @@ describe('S3 media storage', () => {
 
     expect((await call('DELETE', `/v1/media/${id}`)).status).toBe(204);
     expect((await fetch(url)).status).toBe(404);
+  });
+
+  // Guarantee: a video goes the same way: a Reel is published from the bucket's URL (the
+  // network downloads and checks the whole file there), with no file read by publishing.
+  it('publishes a Reel whose video the network fetched from the bucket', async () => {
+    const { key } = await stack.createPartner();
+    const call = api(stack.gateway.url, key);
+    const { workspace, ig } = await workspaceWithAccounts(stack, call);
+    const video = await readFile(videoFixture('reel-h264-aac.mp4'));
+    const id = await uploadFile(stack.gateway.url, key, workspace, video, 'reel.mp4');
+    const readsBefore = await gatewayFileReads();
+    const created = await call('POST', '/v1/posts', {
+      workspace,
+      caption: 'A reel from the bucket',
+      media: [id],
+      targets: [{ account: ig.id, format: 'reel' }],
+    });
+    expect(created.status).toBe(201);
+    const done = await eventually(async () => {
+      const post = (await call('GET', `/v1/posts/${created.body.id}`)).body;
+      return post.status === 'publishing' ? undefined : post;
+    }, 30_000);
+    expect(done).toMatchObject({ status: 'published', targets: [{ format: 'reel', status: 'published' }] });
+    expect(await gatewayFileReads()).toBe(readsBefore);
   });
 
   // Guarantee: a start-up with MEDIA_URLS=storage that cannot work says so, naming the variable:
