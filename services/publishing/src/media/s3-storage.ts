@@ -121,7 +121,9 @@ export class S3MediaStorage implements MediaStorage {
   /**
    * A presigned GET of the object: signed here with the storage's credentials, it needs none
    * from whoever fetches it, and S3 answers it with `contentType` whatever the object was stored
-   * with. Deleting the object makes it answer 404 at once. Signed with a pod's temporary
+   * with. It carries no secret: the access key's id and a signature of this one GET (and with a
+   * role, its session token, which signs nothing without the secret key). Deleting the object
+   * makes it answer 404 at once. Signed with a pod's temporary
    * credentials (an IAM role) it stops working when they expire, which the SDK keeps minutes
    * away by renewing them; that is enough, as a URL is made when its target is sent and Meta
    * fetches the file while it creates the post or container.
