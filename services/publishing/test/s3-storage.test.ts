@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishingConfigSchema } from '../src/config.ts';
 import { MediaFiles } from '../src/media/media-files.ts';
-import { S3MediaStorage, type S3Settings } from '../src/media/s3-storage.ts';
+import { S3MediaStorage } from '../src/media/s3-storage.ts';
 import { openMediaStorage } from '../src/media/storage-driver.ts';
 import { type S3Server, startS3Server } from './s3-server.ts';
 
@@ -18,14 +18,12 @@ import { type S3Server, startS3Server } from './s3-server.ts';
  * deletion removes its objects.
  */
 let s3: S3Server;
-let settings: S3Settings;
 let storage: S3MediaStorage;
 let stack: Stack;
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  settings = s3.settings;
-  storage = new S3MediaStorage(settings);
+  storage = new S3MediaStorage(s3.settings);
   stack = await startStack({ ...s3.env, MEDIA_URLS: 'storage' });
 });
 afterAll(async () => {
@@ -34,18 +32,9 @@ afterAll(async () => {
   await s3?.close();
 });
 
-async function upload(key: string, workspace: string, bytes: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('workspace', workspace);
-  form.append('file', new Blob([bytes], { type: 'image/png' }), 'logo.png');
-  const response = await fetch(`${stack.gateway.url}/v1/media`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
+/** A PNG uploaded through the gateway, as partners upload. */
+const upload = (key: string, workspace: string, bytes: Buffer) =>
+  uploadFile(stack.gateway.url, key, workspace, bytes, 'logo.png');
 
 const mediaRow = (id: string) => stack.publishing.prisma.media.findUniqueOrThrow({ where: { id } });
 
@@ -140,7 +129,7 @@ describe('S3 media storage', () => {
     );
     const row = await mediaRow(id);
     const url = await files.publishableUrl(row, 'photo_network');
-    expect(url.startsWith(`${settings.endpoint}/${settings.bucket}/`)).toBe(true);
+    expect(url.startsWith(`${s3.settings.endpoint}/${s3.settings.bucket}/`)).toBe(true);
     const jpeg = await fetch(url);
     expect(jpeg.status).toBe(200);
     expect(jpeg.headers.get('content-type')).toBe('image/jpeg');
